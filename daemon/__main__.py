@@ -1,0 +1,5 @@
+"""``python -m dreamd``."""
+
+from dreamd.cli import main
+
+main()

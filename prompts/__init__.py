@@ -1,0 +1,1 @@
+"""Extraction prompts and their JSON schemas, shipped as package data."""

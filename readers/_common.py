@@ -1,0 +1,94 @@
+"""Building blocks most readers share: file discovery and guarded loading.
+
+Each loader returns either the decoded content or an ``Unresolved`` naming the
+reason, so a reader's ``read`` stays a straight line from bytes to messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from ._io import Found, SourceChanged, describe_os_error, read_bytes, walk_files
+from ._model import SessionRef, Unresolved
+from ._parse import JsonError, JsonLines, decode_json, decode_json_lines
+
+__all__ = ["discover_files", "load_bytes", "load_json", "load_json_lines", "unresolved"]
+
+
+def unresolved(ref: SessionRef, reason: str) -> Unresolved:
+    """An ``Unresolved`` for a discovered session."""
+    return Unresolved(
+        tool=ref.tool,
+        path=ref.path,
+        reason=reason,
+        session_id=ref.session_id,
+        file_version=ref.file_version,
+        locator=ref.locator,
+    )
+
+
+def discover_files(
+    tool: str,
+    root: Path,
+    accept: Callable[[str], bool],
+    session_id: Callable[[Path], str | None],
+    *,
+    max_depth: int,
+    prune: Callable[[str], bool] = lambda name: False,
+) -> Iterator[SessionRef | Unresolved]:
+    """One ``SessionRef`` per accepted file; unstat-able files as ``Unresolved``.
+
+    ``session_id`` maps a path to its session id, or None to skip the file
+    (a subagent transcript, a side file).
+    """
+    for found in walk_files(root, accept, max_depth=max_depth, prune=prune):
+        sid = session_id(found.path)
+        if sid is None:
+            continue
+        yield _ref_or_unresolved(tool, sid, found)
+
+
+def _ref_or_unresolved(tool: str, sid: str, found: Found) -> SessionRef | Unresolved:
+    if found.version is None:
+        return Unresolved(tool, found.path, found.error or "cannot stat", session_id=sid)
+    return SessionRef(tool, sid, found.path, found.version)
+
+
+def load_bytes(ref: SessionRef) -> bytes | Unresolved:
+    """The file's bytes, read once more if it changed mid-read, or why not."""
+    for _attempt in range(2):
+        try:
+            data, _version = read_bytes(ref.path, ref.file_version)
+        except SourceChanged:
+            continue
+        except OSError as error:
+            return unresolved(ref, describe_os_error(error))
+        if not data.strip():
+            return unresolved(ref, "empty file")
+        return data
+    return unresolved(ref, "changing while being read")
+
+
+def load_json_lines(ref: SessionRef) -> JsonLines | Unresolved:
+    """Decoded JSON Lines of the file, or ``Unresolved`` when it is not JSONL."""
+    data = load_bytes(ref)
+    if isinstance(data, Unresolved):
+        return data
+    lines = decode_json_lines(data)
+    if lines.mostly_garbage:
+        bad = len(lines.bad_lines) + int(lines.torn_tail)
+        return unresolved(ref, f"not JSON Lines ({bad} undecodable lines, {len(lines.records)} records)")
+    return lines
+
+
+def load_json(ref: SessionRef) -> Any | Unresolved:
+    """The file's single JSON document, or ``Unresolved`` naming the decode error."""
+    data = load_bytes(ref)
+    if isinstance(data, Unresolved):
+        return data
+    try:
+        return decode_json(data)
+    except JsonError as error:
+        return unresolved(ref, f"not JSON: {error}")

@@ -1,0 +1,173 @@
+"""The only place readers touch the file system.
+
+Everything here opens transcripts read-only: files with ``open(..., "rb")``,
+SQLite databases through a ``file:`` URI with ``mode=ro`` (and
+``immutable=1`` when no write-ahead log exists, so that not even a ``-shm``
+side file is created). Readers call these helpers and never ``open`` a
+transcript themselves.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sqlite3
+import stat
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+from ._model import FileVersion
+
+__all__ = [
+    "Found",
+    "SourceChanged",
+    "connect_sqlite_readonly",
+    "describe_os_error",
+    "read_bytes",
+    "stat_version",
+    "walk_files",
+]
+
+#: Larger files are not read whole; a transcript this big is reported, not loaded.
+MAX_FILE_BYTES = 512 * 1024 * 1024
+
+
+class SourceChanged(Exception):
+    """The file changed between the stat before and after reading it."""
+
+
+def stat_version(path: Path, marker: str = "") -> FileVersion:
+    """The ``FileVersion`` of ``path`` (following symlinks); raises ``OSError``."""
+    st = os.stat(path)
+    return _version(st, marker)
+
+
+def _version(st: os.stat_result, marker: str = "") -> FileVersion:
+    return FileVersion(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, marker)
+
+
+def read_bytes(path: Path, expected: FileVersion | None = None) -> tuple[bytes, FileVersion]:
+    """Read a whole file read-only, with its version checked before and after.
+
+    Raises ``SourceChanged`` when the file was replaced or written to while it
+    was being read (or differs from ``expected``'s inode), ``OSError`` when it
+    cannot be read at all.
+    """
+    with open(path, "rb") as handle:
+        before = os.fstat(handle.fileno())
+        if not stat.S_ISREG(before.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "not a regular file", str(path))
+        if before.st_size > MAX_FILE_BYTES:
+            raise OSError(errno.EFBIG, f"larger than {MAX_FILE_BYTES} bytes", str(path))
+        data = handle.read()
+        after = os.fstat(handle.fileno())
+    version = _version(before)
+    if _version(after) != version or len(data) != before.st_size:
+        raise SourceChanged(f"{path} changed while it was read")
+    if expected is not None and (expected.device, expected.inode) != (version.device, version.inode):
+        raise SourceChanged(f"{path} was replaced since it was discovered")
+    return data, version
+
+
+def describe_os_error(error: OSError) -> str:
+    """A short reason for an ``Unresolved`` entry: ``permission denied`` etc."""
+    if error.errno == errno.ELOOP:
+        return "symlink loop"
+    if error.strerror:
+        return error.strerror.lower()
+    return str(error)
+
+
+def connect_sqlite_readonly(path: Path) -> sqlite3.Connection:
+    """Open a tool's SQLite database without ever writing to it.
+
+    With a ``-wal`` file beside it the tool may be running: ``mode=ro`` reads
+    the committed log too. Without one, ``immutable=1`` also keeps SQLite from
+    creating ``-shm``/``-wal`` side files. Raises ``sqlite3.Error``/``OSError``.
+    """
+    if not path.is_file():
+        raise FileNotFoundError(errno.ENOENT, "no such database", str(path))
+    wal = path.with_name(path.name + "-wal")
+    params = "mode=ro" if wal.exists() else "mode=ro&immutable=1"
+    uri = f"file:{quote(str(path.resolve()))}?{params}"
+    connection = sqlite3.connect(uri, uri=True, timeout=2.0, check_same_thread=False)
+    try:
+        connection.execute("PRAGMA query_only = ON")
+        connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.Error:
+        connection.close()
+        raise
+    return connection
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """One file met by ``walk_files``: its version, or why it cannot be stat'ed."""
+
+    path: Path
+    version: FileVersion | None
+    error: str | None = None
+
+
+def walk_files(
+    root: Path,
+    accept: Callable[[str], bool],
+    *,
+    max_depth: int,
+    prune: Callable[[str], bool] = lambda name: False,
+) -> Iterator[Found]:
+    """Yield files under ``root`` whose name ``accept``s, at most ``max_depth`` deep.
+
+    Depth 1 is ``root``'s own files. Symlinked directories are followed once
+    (a loop is cut by remembering device and inode); a file whose stat fails
+    (dangling link, link loop, no permission) is yielded with its error so that
+    it can be reported rather than silently skipped. Directories named so that
+    ``prune`` is true are not entered. A missing root yields nothing.
+    """
+    try:
+        root_stat = os.stat(root)
+    except OSError:
+        return
+    seen: set[tuple[int, int]] = {(root_stat.st_dev, root_stat.st_ino)}
+    yield from _walk(str(root), accept, prune, max_depth, seen)
+
+
+def _walk(
+    directory: str,
+    accept: Callable[[str], bool],
+    prune: Callable[[str], bool],
+    depth: int,
+    seen: set[tuple[int, int]],
+) -> Iterator[Found]:
+    try:
+        entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
+    except OSError:
+        return
+    subdirs: list[str] = []
+    for entry in entries:
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            is_dir = False
+        if is_dir:
+            if depth > 1 and not prune(entry.name):
+                subdirs.append(entry.path)
+            continue
+        if not accept(entry.name):
+            continue
+        try:
+            yield Found(Path(entry.path), _version(entry.stat()))
+        except OSError as error:
+            yield Found(Path(entry.path), None, describe_os_error(error))
+    for subdir in subdirs:
+        try:
+            st = os.stat(subdir)
+        except OSError:
+            continue
+        identity = (st.st_dev, st.st_ino)
+        if identity in seen:
+            continue
+        seen.add(identity)
+        yield from _walk(subdir, accept, prune, depth - 1, seen)

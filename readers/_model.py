@@ -1,0 +1,207 @@
+"""The data every reader produces: session references and cleaned conversations.
+
+Invariants (checked on construction, so a reader cannot emit a bad value):
+
+- a ``Message`` has role ``user`` or ``assistant`` and non-empty text;
+  its ``fingerprint`` is derived from role and text, never passed in;
+- a ``Conversation``'s ``revision`` is derived from its messages' ids and
+  fingerprints, so two reads of unchanged content give the same revision and
+  any edit, insertion or reordering gives a new one;
+- every timestamp is timezone-aware UTC.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+__all__ = [
+    "Conversation",
+    "FileVersion",
+    "Message",
+    "Role",
+    "SessionRef",
+    "Unresolved",
+    "fingerprint",
+    "isoformat",
+]
+
+Role = Literal["user", "assistant"]
+_ROLES: frozenset[str] = frozenset({"user", "assistant"})
+
+
+def fingerprint(role: str, text: str) -> str:
+    """Content hash of one message: 32 hex digits of SHA-256 over role and text."""
+    digest = hashlib.sha256(f"{role}\n{text}".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()[:32]
+
+
+def isoformat(moment: datetime | None) -> str | None:
+    """ISO-8601 UTC with millisecond precision and a ``Z`` suffix (or None)."""
+    if moment is None:
+        return None
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _require_utc(moment: datetime | None, what: str) -> None:
+    if moment is not None and moment.utcoffset() is None:
+        raise ValueError(f"{what} must be timezone-aware, got {moment!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class FileVersion:
+    """Identity of the bytes a session was read from.
+
+    ``marker`` distinguishes sessions that share one file (rows of a SQLite
+    database, chats of an Aider history): it carries whatever the reader can
+    learn cheaply that changes when that one session changes.
+    """
+
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+    marker: str = ""
+
+    @property
+    def mtime(self) -> datetime:
+        return datetime.fromtimestamp(self.mtime_ns / 1e9, tz=UTC)
+
+    def as_dict(self) -> dict[str, int | str]:
+        return {
+            "device": self.device,
+            "inode": self.inode,
+            "size": self.size,
+            "mtime_ns": self.mtime_ns,
+            "marker": self.marker,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRef:
+    """A session found by cheap discovery: enough to read it and to cache it.
+
+    ``locator`` tells the reader where inside ``path`` the session lives when
+    one file holds several (a row id, a chat header); empty otherwise.
+    ``updated_at`` is the newest activity the reader could learn cheaply
+    (a database row's update time); None means "use the file's mtime".
+    """
+
+    tool: str
+    session_id: str
+    path: Path
+    file_version: FileVersion
+    locator: str = ""
+    updated_at: datetime | None = None
+
+    def __post_init__(self) -> None:
+        if not self.session_id:
+            raise ValueError("a session needs an id")
+        _require_utc(self.updated_at, "updated_at")
+
+    @property
+    def key(self) -> str:
+        """``tool:session_id``, the name users type in ``sources show``."""
+        return f"{self.tool}:{self.session_id}"
+
+    @property
+    def activity_at(self) -> datetime:
+        """The newest cheap evidence that the session was written to."""
+        return self.updated_at if self.updated_at is not None else self.file_version.mtime
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One human or assistant turn, cleaned of everything but its text."""
+
+    id: str
+    role: Role
+    text: str
+    timestamp: datetime | None
+    fingerprint: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        if self.role not in _ROLES:
+            raise ValueError(f"role must be user or assistant, got {self.role!r}")
+        if not self.id:
+            raise ValueError("a message needs an id")
+        if not self.text.strip():
+            raise ValueError(f"message {self.id} has no text")
+        _require_utc(self.timestamp, f"timestamp of message {self.id}")
+        object.__setattr__(self, "fingerprint", fingerprint(self.role, self.text))
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """A session as the collector reads it: human and assistant text only.
+
+    ``automated`` is set by readers whose records say the session was started
+    by a program rather than a person (a headless ``-p``/``exec`` run), so the
+    selection can treat it as a machine job.
+    """
+
+    ref: SessionRef
+    project: str | None
+    messages: tuple[Message, ...]
+    automated: bool = False
+    revision: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        seen: set[str] = set()
+        for message in self.messages:
+            if message.id in seen:
+                raise ValueError(f"duplicate message id {message.id} in {self.ref.key}")
+            seen.add(message.id)
+        digest = hashlib.sha256()
+        for message in self.messages:
+            digest.update(f"{message.id}\t{message.fingerprint}\n".encode("utf-8", "surrogatepass"))
+        object.__setattr__(self, "revision", digest.hexdigest()[:32])
+
+    @property
+    def tool(self) -> str:
+        return self.ref.tool
+
+    @property
+    def session_id(self) -> str:
+        return self.ref.session_id
+
+    @property
+    def user_messages(self) -> int:
+        return sum(1 for message in self.messages if message.role == "user")
+
+    @property
+    def first_message_at(self) -> datetime | None:
+        stamps = [m.timestamp for m in self.messages if m.timestamp is not None]
+        return min(stamps) if stamps else None
+
+    @property
+    def last_message_at(self) -> datetime | None:
+        stamps = [m.timestamp for m in self.messages if m.timestamp is not None]
+        return max(stamps) if stamps else None
+
+
+@dataclass(frozen=True, slots=True)
+class Unresolved:
+    """A source that could not be read or parsed, and why.
+
+    Never an empty conversation in disguise: selection lists it as
+    ``unresolved`` so that the user sees it and no cursor marks it done.
+    """
+
+    tool: str
+    path: Path
+    reason: str
+    session_id: str | None = None
+    file_version: FileVersion | None = None
+    locator: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.reason:
+            raise ValueError("an unresolved source needs a reason")
+
+    @property
+    def key(self) -> str:
+        return f"{self.tool}:{self.session_id or self.path.name}"

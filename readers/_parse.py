@@ -1,0 +1,157 @@
+"""Pure decoding helpers shared by readers: JSON Lines with recovery, times, text.
+
+Nothing here does I/O. Decoding is forgiving where the damage is local (a torn
+last line, two objects written onto one line, one garbled line among many)
+and reports what it skipped, so that a reader can decide whether what is left
+is still a transcript.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+
+__all__ = [
+    "JsonError",
+    "JsonLines",
+    "decode_json",
+    "decode_json_lines",
+    "iter_strings",
+    "parse_timestamp",
+    "strip_tagged_blocks",
+]
+
+_decode = msgspec.json.Decoder().decode
+_raw_decoder = json.JSONDecoder()
+
+
+class JsonError(ValueError):
+    """The bytes are not one JSON document."""
+
+
+def decode_json(data: bytes | str) -> Any:
+    """Decode one JSON document; raises ``JsonError`` with a short reason."""
+    try:
+        return _decode(data)
+    except msgspec.DecodeError as error:
+        raise JsonError(str(error)) from None
+
+
+@dataclass(slots=True)
+class JsonLines:
+    """What ``decode_json_lines`` recovered from a JSON Lines buffer.
+
+    ``records`` pairs each decoded value with its 1-based line number.
+    ``bad_lines`` lists lines that held no JSON at all; ``torn_tail`` is true
+    when only the unterminated last line failed (a writer still at work).
+    """
+
+    records: list[tuple[int, Any]] = field(default_factory=list)
+    bad_lines: list[int] = field(default_factory=list)
+    torn_tail: bool = False
+
+    @property
+    def mostly_garbage(self) -> bool:
+        """True when nothing decoded, or bad lines outnumber good ones."""
+        return not self.records or len(self.bad_lines) > len(self.records)
+
+
+def decode_json_lines(data: bytes) -> JsonLines:
+    """Decode a JSON Lines buffer, recovering what can be recovered.
+
+    A line holding several concatenated objects yields each of them (same
+    line number). A line that does not decode is recorded in ``bad_lines``,
+    unless it is the unterminated last line, which sets ``torn_tail``.
+    """
+    result = JsonLines()
+    lines = data.split(b"\n")
+    last_index = len(lines) - 1
+    for index, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            result.records.append((index + 1, _decode(line)))
+            continue
+        except msgspec.DecodeError:
+            pass
+        values = _split_concatenated(line)
+        if values:
+            result.records.extend((index + 1, value) for value in values)
+        elif index == last_index:
+            result.torn_tail = True
+        else:
+            result.bad_lines.append(index + 1)
+    return result
+
+
+def _split_concatenated(line: bytes) -> list[Any]:
+    """Every JSON value written back to back on one line, or [] if any is broken."""
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        return []
+    values: list[Any] = []
+    position = 0
+    end = len(text.rstrip())
+    while position < end:
+        while position < end and text[position].isspace():
+            position += 1
+        try:
+            value, position = _raw_decoder.raw_decode(text, position)
+        except ValueError:
+            return []
+        values.append(value)
+    return values
+
+
+def parse_timestamp(value: Any) -> datetime | None:
+    """A UTC datetime from an ISO-8601 string or epoch seconds/milliseconds.
+
+    Numbers above 10^11 are taken as milliseconds (10^11 s is the year 5138).
+    Returns None for anything else, including out-of-range values.
+    """
+    try:
+        if isinstance(value, bool):
+            return None
+        if isinstance(value, int | float):
+            seconds = value / 1000 if abs(value) > 1e11 else value
+            return datetime.fromtimestamp(seconds, tz=UTC)
+        if isinstance(value, str) and value:
+            moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+            if moment.tzinfo is None:
+                moment = moment.replace(tzinfo=UTC)
+            return moment.astimezone(UTC)
+    except (ValueError, OverflowError, OSError):
+        return None
+    return None
+
+
+_tag_cache: dict[tuple[str, ...], re.Pattern[str]] = {}
+
+
+def strip_tagged_blocks(text: str, tags: Iterable[str]) -> str:
+    """Remove ``<tag ...>...</tag>`` blocks (and unclosed openings to the end).
+
+    Used for envelopes that tools inject into user text: system reminders,
+    slash-command wrappers, environment context.
+    """
+    key = tuple(tags)
+    pattern = _tag_cache.get(key)
+    if pattern is None:
+        names = "|".join(re.escape(tag) for tag in key)
+        pattern = re.compile(
+            rf"<({names})(?:\s[^>]*)?>.*?(?:</\1\s*>|\Z)", re.DOTALL | re.IGNORECASE
+        )
+        _tag_cache[key] = pattern
+    return pattern.sub("", text)
+
+
+def iter_strings(values: Iterable[Any]) -> Iterator[str]:
+    """The ``str`` items of an iterable, skipping everything else."""
+    return (value for value in values if isinstance(value, str))

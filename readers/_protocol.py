@@ -1,0 +1,35 @@
+"""The contract every transcript reader meets."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Protocol
+
+from ._model import Conversation, SessionRef, Unresolved
+
+__all__ = ["Reader"]
+
+
+class Reader(Protocol):
+    """One transcript source (a tool, or one storage format of a tool).
+
+    ``discover`` is cheap: it stats files and makes small reads, never a full
+    parse. ``read`` turns one session into a cleaned conversation, or an
+    ``Unresolved`` saying why it could not; it never raises for bad input and
+    never opens a transcript for writing.
+    """
+
+    tool: str
+
+    def default_roots(self, env: Mapping[str, str], home: Path) -> tuple[Path, ...]:
+        """Where the tool keeps its sessions, honouring its own environment variables."""
+        ...
+
+    def discover(self, root: Path) -> Iterator[SessionRef | Unresolved]:
+        """Every session under ``root``; unreadable sources as ``Unresolved``."""
+        ...
+
+    def read(self, ref: SessionRef) -> Conversation | Unresolved:
+        """The cleaned conversation of one discovered session."""
+        ...

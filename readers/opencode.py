@@ -1,0 +1,26 @@
+"""OpenCode and MiMoCode reader (placeholder until implemented)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+from ._common import unresolved
+from ._model import Conversation, SessionRef, Unresolved
+
+
+class _Placeholder:
+    def __init__(self, tool: str) -> None:
+        self.tool = tool
+
+    def default_roots(self, env: Mapping[str, str], home: Path) -> tuple[Path, ...]:
+        return ()
+
+    def discover(self, root: Path) -> Iterator[SessionRef | Unresolved]:
+        return iter(())
+
+    def read(self, ref: SessionRef) -> Conversation | Unresolved:
+        return unresolved(ref, "reader not implemented")
+
+OPENCODE_READER = _Placeholder('opencode')
+MIMOCODE_READER = _Placeholder('mimocode')

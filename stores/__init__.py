@@ -1,0 +1,1 @@
+"""Memory store adapters (one module per store); see README "Stores"."""
