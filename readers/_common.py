@@ -79,7 +79,8 @@ def load_json_lines(ref: SessionRef) -> JsonLines | Unresolved:
     lines = decode_json_lines(data)
     if lines.mostly_garbage:
         bad = len(lines.bad_lines) + int(lines.torn_tail)
-        return unresolved(ref, f"not JSON Lines ({bad} undecodable lines, {len(lines.records)} records)")
+        good = len(lines.records)
+        return unresolved(ref, f"not JSON Lines ({bad} undecodable lines, {good} records)")
     return lines
 
 

@@ -66,7 +66,11 @@ def read_bytes(path: Path, expected: FileVersion | None = None) -> tuple[bytes, 
     version = _version(before)
     if _version(after) != version or len(data) != before.st_size:
         raise SourceChanged(f"{path} changed while it was read")
-    if expected is not None and (expected.device, expected.inode) != (version.device, version.inode):
+    replaced = expected is not None and (expected.device, expected.inode) != (
+        version.device,
+        version.inode,
+    )
+    if replaced:
         raise SourceChanged(f"{path} was replaced since it was discovered")
     return data, version
 

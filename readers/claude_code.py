@@ -22,4 +22,5 @@ class _Placeholder:
     def read(self, ref: SessionRef) -> Conversation | Unresolved:
         return unresolved(ref, "reader not implemented")
 
-READER = _Placeholder('claude-code')
+
+READER = _Placeholder("claude-code")

@@ -22,5 +22,6 @@ class _Placeholder:
     def read(self, ref: SessionRef) -> Conversation | Unresolved:
         return unresolved(ref, "reader not implemented")
 
-OPENCODE_READER = _Placeholder('opencode')
-MIMOCODE_READER = _Placeholder('mimocode')
+
+OPENCODE_READER = _Placeholder("opencode")
+MIMOCODE_READER = _Placeholder("mimocode")

@@ -22,5 +22,6 @@ class _Placeholder:
     def read(self, ref: SessionRef) -> Conversation | Unresolved:
         return unresolved(ref, "reader not implemented")
 
-PI_READER = _Placeholder('pi')
-OMP_READER = _Placeholder('omp')
+
+PI_READER = _Placeholder("pi")
+OMP_READER = _Placeholder("omp")

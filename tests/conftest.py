@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 
 #: Real transcripts and memory folders shared beside the project (absent in some checkouts).
-SHARED_FIXTURES = Path(
-    os.environ.get("DREAMD_SHARED_FIXTURES", Path(__file__).resolve().parents[2] / "shared" / "fixtures")
-)
+_DEFAULT_SHARED = Path(__file__).resolve().parents[2] / "shared" / "fixtures"
+SHARED_FIXTURES = Path(os.environ.get("DREAMD_SHARED_FIXTURES", _DEFAULT_SHARED))
 
 _TOOL_ENV = (
     "CLAUDE_CONFIG_DIR",
