@@ -1,5 +1,168 @@
-"""Placeholder CLI."""
+"""The ``dreamd`` command line: parse options, call one function, render text or JSON.
+
+Exit codes: 0 done (also "nothing to do"), 1 the work failed or was refused,
+2 usage error. ``--json`` prints exactly one JSON document on stdout; logs and
+progress go to stderr (progress only when stderr is a terminal).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from dreamd import __version__
+from dreamd.catalog import Catalog
+from dreamd.config import Settings, load_settings
+from dreamd.errors import DreamdError, NotAvailable
+from dreamd.logs import configure_logging, get_logger
+from dreamd.readers import READERS
+from dreamd.render import (
+    Progress,
+    conversation_json,
+    conversation_text,
+    dump_json,
+    selection_json,
+    selection_text,
+)
+from dreamd.selection import SelectionPolicy, select
+from dreamd.statedb import StateDB, open_state
+
+__all__ = ["cli", "main"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _Group(click.Group):
+    """Turns ``DreamdError`` into a one-line message and exit code 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except DreamdError as error:
+            raise click.ClickException(str(error)) from error
+
+
+def config_option(function: F) -> F:
+    """``--config FILE`` for every command that reads or writes state."""
+    return click.option(
+        "--config",
+        "config_path",
+        type=click.Path(path_type=Path, dir_okay=False),
+        default=None,
+        help="Configuration file (default: $DREAMD_CONFIG or the platform config dir).",
+    )(function)
+
+
+def _setup(config_path: Path | None) -> tuple[Settings, StateDB]:
+    settings = load_settings(config_path)
+    configure_logging(os.environ.get("DREAMD_LOG_LEVEL", "warning"), stream=sys.stderr)
+    return settings, open_state(settings.state_db)
+
+
+def _live_ids_from_env() -> frozenset[str]:
+    """Sessions the environment says are running now (seed 002: ``PI_SESSION_ID``)."""
+    pi_session = os.environ.get("PI_SESSION_ID", "").strip()
+    return frozenset({f"pi:{pi_session}", f"omp:{pi_session}"} if pi_session else ())
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="dreamd")
+def cli() -> None:
+    """dreamd: collects what your coding agents learned, and keeps their memory tidy."""
+
+
+@cli.group(cls=_Group)
+def sources() -> None:
+    """Transcript sources: the sessions found on this machine."""
+
+
+@sources.command("list")
+@click.option("--tool", type=click.Choice(list(READERS)), help="Only this tool's sessions.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON array.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Show at most N.")
+@click.option("--offset", type=click.IntRange(min=0), default=0, help="Skip the first K.")
+@config_option
+def sources_list(
+    tool: str | None, as_json: bool, limit: int | None, offset: int, config_path: Path | None
+) -> None:
+    """Every session found, newest first, with its selection status."""
+    settings, state = _setup(config_path)
+    progress = Progress("reading sessions", sys.stderr)
+    result = Catalog(state, settings.source_roots).scan(tool, progress=progress)
+    progress.done()
+    collect = settings.config.collect
+    policy = SelectionPolicy(
+        live_guard=timedelta(minutes=collect.live_guard_minutes),
+        budget_sessions=collect.budget_sessions,
+        budget_messages=collect.budget_messages,
+    )
+    selection = select(
+        result.sessions,
+        state.cursor(),
+        now=datetime.now(UTC),
+        live_ids=_live_ids_from_env(),
+        policy=policy,
+    )
+    page = selection.decisions[offset : None if limit is None else offset + limit]
+    if as_json:
+        click.echo(dump_json(selection_json(page)))
+    else:
+        click.echo(selection_text(page, selection), nl=False)
+
+
+@sources.command("show")
+@click.argument("session", metavar="TOOL:SESSION_ID")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@config_option
+def sources_show(session: str, as_json: bool, config_path: Path | None) -> None:
+    """The cleaned conversation the collector would read from one session."""
+    tool, sep, session_id = session.partition(":")
+    if not sep or not session_id:
+        raise click.BadParameter("expected TOOL:SESSION_ID, e.g. claude-code:0a1b2c3d")
+    if tool not in READERS:
+        raise click.BadParameter(f"unknown tool {tool!r} (known: {', '.join(READERS)})")
+    settings, state = _setup(config_path)
+    conversation = Catalog(state, settings.source_roots).read(tool, session_id)
+    if as_json:
+        click.echo(dump_json(conversation_json(conversation)))
+    else:
+        click.echo(conversation_text(conversation), nl=False)
+
+
+def _not_yet(name: str, issue: str) -> Callable[..., None]:
+    def command(**_options: Any) -> None:
+        raise NotAvailable(f"'dreamd {name}' is not available in this version yet ({issue})")
+
+    return command
+
+
+_PLANNED = {
+    "run": ("Run the service: scheduler and transcript watcher.", "the service"),
+    "collect": ("One collector pass now.", "the collector"),
+    "dream": ("One dream (memory consolidation) pass now.", "the dream"),
+    "status": ("Last runs, next runs, backlog, pending plans, lock holder.", "the service"),
+    "install-service": ("Write the systemd user unit or launchd agent.", "the service"),
+    "uninstall-service": ("Remove the systemd user unit or launchd agent.", "the service"),
+    "undo": ("Put back everything one dream run moved or rewrote.", "the dream"),
+}
+
+for _name, (_help, _issue) in _PLANNED.items():
+    cli.command(_name, help=_help, context_settings={"ignore_unknown_options": True})(
+        click.argument("args", nargs=-1, type=click.UNPROCESSED)(_not_yet(_name, _issue))
+    )
 
 
 def main() -> None:
-    raise SystemExit(0)
+    """Console entry point: a bug is logged as structured data and exits 1."""
+    try:
+        cli.main(prog_name="dreamd")
+    except Exception:
+        get_logger("dreamd.cli").exception("cli.crashed")
+        click.echo("dreamd: internal error (details logged above); please report it", err=True)
+        sys.exit(1)

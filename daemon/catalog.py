@@ -1,0 +1,167 @@
+"""The catalog of sessions on this machine: discovery, cache, reads.
+
+``scan`` asks every enabled reader to discover its sessions (cheap), reuses
+the cached metadata of every session whose file version is unchanged, and
+fully reads only the new or changed ones, saving their metadata as it goes
+so an interrupted first scan keeps its progress. Unreadable sources come
+back as unresolved entries and are not cached: they are retried next time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from dreamd.errors import NotFound, SourceError
+from dreamd.inventory import SessionInfo, from_unresolved, summarize
+from dreamd.logs import get_logger
+from dreamd.readers import READERS, Conversation, Reader, SessionRef, Unresolved
+from dreamd.statedb import CacheKey, StateDB
+
+__all__ = ["Catalog", "Progress", "ScanResult", "discover_all", "read_safely"]
+
+log = get_logger("dreamd.catalog")
+
+#: Called with (sessions read so far, sessions to read) during a scan.
+Progress = Callable[[int, int], None]
+
+_SAVE_EVERY = 200
+
+
+@dataclass(frozen=True, slots=True)
+class ScanResult:
+    """Every session found, and how many needed a full read this time."""
+
+    sessions: list[SessionInfo]
+    read: int
+    cached: int
+
+
+def read_safely(reader: Reader, ref: SessionRef) -> Conversation | Unresolved:
+    """``reader.read(ref)``; a reader bug becomes an ``Unresolved`` and a logged error."""
+    try:
+        return reader.read(ref)
+    except Exception as error:
+        log.exception("reader.failed", tool=ref.tool, path=str(ref.path), session=ref.session_id)
+        return Unresolved(
+            ref.tool,
+            ref.path,
+            f"reader error: {error.__class__.__name__}",
+            session_id=ref.session_id,
+            file_version=ref.file_version,
+            locator=ref.locator,
+        )
+
+
+def discover_all(reader: Reader, roots: Collection[Path]) -> Iterator[SessionRef | Unresolved]:
+    """Every session ``reader`` finds under ``roots``; a failing root becomes unresolved."""
+    for root in roots:
+        try:
+            yield from reader.discover(root)
+        except Exception as error:
+            log.exception("reader.discover_failed", tool=reader.tool, root=str(root))
+            yield Unresolved(reader.tool, root, f"discovery failed: {error.__class__.__name__}")
+
+
+class Catalog:
+    """Sessions of the enabled sources, backed by the state database's cache."""
+
+    def __init__(
+        self,
+        state: StateDB,
+        source_roots: Mapping[str, Collection[Path]],
+        readers: Mapping[str, Reader] = READERS,
+    ) -> None:
+        self.state = state
+        self.source_roots = source_roots
+        self.readers = readers
+
+    def tools(self, only: str | None = None) -> list[str]:
+        """Enabled tools, or just ``only`` if it is enabled."""
+        return [tool for tool in self.source_roots if only is None or tool == only]
+
+    def scan(
+        self,
+        only: str | None = None,
+        *,
+        now: datetime | None = None,
+        progress: Progress | None = None,
+    ) -> ScanResult:
+        """Discover, reuse cached metadata of unchanged sessions, read the rest."""
+        now = now or datetime.now(UTC)
+        cache = self.state.load_session_cache()
+        sessions: list[SessionInfo] = []
+        to_read: list[SessionRef] = []
+        seen: set[CacheKey] = set()
+        tools = self.tools(only)
+        for tool in tools:
+            for found in discover_all(self.readers[tool], self.source_roots[tool]):
+                if isinstance(found, Unresolved):
+                    sessions.append(from_unresolved(found))
+                    continue
+                key = (tool, str(found.path), found.locator)
+                seen.add(key)
+                cached = cache.get(key)
+                if cached is not None and _still_valid(cached, found):
+                    sessions.append(cached)
+                else:
+                    to_read.append(found)
+        sessions.extend(self._read_all(to_read, now, progress))
+        stale = [key for key in cache if key[0] in tools and key not in seen]
+        if stale:
+            self.state.forget_sessions(stale)
+        return ScanResult(sessions, read=len(to_read), cached=len(sessions) - len(to_read))
+
+    def _read_all(
+        self, refs: list[SessionRef], now: datetime, progress: Progress | None
+    ) -> list[SessionInfo]:
+        infos: list[SessionInfo] = []
+        pending: list[SessionInfo] = []
+        for done, ref in enumerate(refs, start=1):
+            result = read_safely(self.readers[ref.tool], ref)
+            if isinstance(result, Unresolved):
+                infos.append(from_unresolved(result))
+            else:
+                info = summarize(result)
+                infos.append(info)
+                pending.append(info)
+            if len(pending) >= _SAVE_EVERY:
+                self.state.save_sessions(pending, now=now)
+                pending.clear()
+            if progress is not None:
+                progress(done, len(refs))
+        self.state.save_sessions(pending, now=now)
+        return infos
+
+    def read(self, tool: str, session_id: str) -> Conversation:
+        """The cleaned conversation of ``tool:session_id``; raises ``NotFound``."""
+        if tool not in self.readers:
+            raise NotFound(f"unknown tool {tool!r} (known: {', '.join(self.readers)})")
+        if tool not in self.source_roots:
+            raise NotFound(f"source {tool} is disabled in the configuration")
+        reader = self.readers[tool]
+        refs = [
+            found
+            for found in discover_all(reader, self.source_roots[tool])
+            if found.session_id == session_id
+        ]
+        if not refs:
+            raise NotFound(
+                f"no session {tool}:{session_id}; "
+                f"'dreamd sources list --tool {tool}' lists the sessions found"
+            )
+        readable = [ref for ref in refs if isinstance(ref, SessionRef)]
+        failures = [ref for ref in refs if isinstance(ref, Unresolved)]
+        if not readable:
+            raise SourceError(f"{tool}:{session_id} cannot be read: {failures[0].reason}")
+        newest = max(readable, key=lambda ref: (ref.activity_at, str(ref.path)))
+        result = read_safely(reader, newest)
+        if isinstance(result, Unresolved):
+            raise SourceError(f"{tool}:{session_id} cannot be read: {result.reason}")
+        return result
+
+
+def _still_valid(cached: SessionInfo, ref: SessionRef) -> bool:
+    return cached.file_version == ref.file_version and cached.session_id == ref.session_id

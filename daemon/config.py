@@ -1,0 +1,247 @@
+"""Configuration: one optional TOML file, validated into typed settings.
+
+Lookup: ``--config FILE``, else ``$DREAMD_CONFIG``, else the platform config
+dir (``$XDG_CONFIG_HOME/dreamd/config.toml`` on Linux). A missing default file
+means "all defaults"; a missing file that was named explicitly is an error.
+Every key is optional. A bad file raises ``ConfigError`` naming the file and
+the dotted key (``collect.budget_sessions``), never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, TypeVar
+
+import msgspec
+import platformdirs
+
+from dreamd.errors import ConfigError
+from dreamd.readers import READERS
+
+__all__ = [
+    "CollectConfig",
+    "Config",
+    "DreamConfig",
+    "ServiceConfig",
+    "Settings",
+    "SourceConfig",
+    "load_settings",
+    "parse_config",
+]
+
+APP = "dreamd"
+T = TypeVar("T")
+
+
+class _Table(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    """A TOML table: unknown keys are errors, so typos do not pass silently."""
+
+
+class SourceConfig(_Table):
+    enabled: bool = True
+    root: str | None = None
+    roots: list[str] | None = None
+
+
+class CollectConfig(_Table):
+    schedule: str = "30 2 * * *"
+    budget_sessions: int = 3
+    budget_messages: int = 150
+    window_messages: int = 30
+    live_guard_minutes: int = 30
+    extractor: Literal["heuristic", "openai", "anthropic", "command"] = "heuristic"
+    stores: list[str] = msgspec.field(default_factory=lambda: ["claude-memory", "sql"])
+
+
+class DreamConfig(_Table):
+    schedule: str = "30 3 * * *"
+    mode: Literal["apply", "propose"] = "apply"
+    roots: list[str] = msgspec.field(default_factory=list)
+    index_budget_bytes: int = 17408
+
+
+class SqlStoreConfig(_Table):
+    url: str | None = None
+
+
+class StoresConfig(_Table):
+    sql: SqlStoreConfig = msgspec.field(default_factory=SqlStoreConfig)
+
+
+class ServiceConfig(_Table):
+    watch: bool = True
+    collect_on_quiet: bool = False
+    log_file: str = ""
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+
+
+class Config(_Table):
+    machine: str | None = None
+    sources: dict[str, SourceConfig] = msgspec.field(default_factory=dict)
+    collect: CollectConfig = msgspec.field(default_factory=CollectConfig)
+    dream: DreamConfig = msgspec.field(default_factory=DreamConfig)
+    stores: StoresConfig = msgspec.field(default_factory=StoresConfig)
+    service: ServiceConfig = msgspec.field(default_factory=ServiceConfig)
+
+
+#: Range checks beside the types: (dotted key, lowest, highest or None).
+_RANGES: tuple[tuple[str, int, int | None], ...] = (
+    ("collect.budget_sessions", 1, None),
+    ("collect.budget_messages", 1, None),
+    ("collect.window_messages", 20, 40),
+    ("collect.live_guard_minutes", 0, None),
+    ("dream.index_budget_bytes", 1024, None),
+)
+
+
+def parse_config(text: str, path: Path | None = None) -> Config:
+    """Validate TOML text into a ``Config``; raises ``ConfigError`` naming the key."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(path, None, f"not valid TOML: {error}") from None
+    sources = raw.pop("sources", {})
+    config = _convert(raw, Config, path, prefix="")
+    if not isinstance(sources, dict):
+        raise ConfigError(path, "sources", "must be a table of tool tables")
+    for tool, table in sources.items():
+        config.sources[tool] = _convert(table, SourceConfig, path, prefix=f"sources.{tool}")
+    _check_ranges(config, path)
+    _check_sources(config, path)
+    return config
+
+
+def _convert(raw: object, kind: type[T], path: Path | None, *, prefix: str) -> T:
+    """``msgspec.convert`` with its error turned into a ``ConfigError`` naming the key."""
+    try:
+        return msgspec.convert(raw, kind)
+    except msgspec.ValidationError as error:
+        key, problem = _explain(str(error))
+        full = ".".join(part for part in (prefix, key) if part) or None
+        raise ConfigError(path, full, problem) from None
+
+
+_AT = re.compile(r"^(?P<problem>.*?)(?: - at `\$(?P<where>[^`]*)`)?$")
+_UNKNOWN = re.compile(r"Object contains unknown field `(?P<field>[^`]+)`")
+
+
+def _explain(message: str) -> tuple[str | None, str]:
+    """Split msgspec's ``problem - at `$.a.b``` into (``a.b``, problem)."""
+    match = _AT.match(message)
+    assert match is not None  # the pattern matches any string
+    where = (match.group("where") or "").lstrip(".")
+    where = re.sub(r"\[(\d+)\]", r"[\1]", where)
+    problem = match.group("problem")
+    unknown = _UNKNOWN.match(problem)
+    if unknown:
+        field = unknown.group("field")
+        return (f"{where}.{field}" if where else field), "unknown key"
+    problem = problem.replace("Expected", "expected").replace("`", "").replace(" | null", "")
+    problem = re.sub(r"^Invalid enum value (.*)$", r"\1 is not an allowed value", problem)
+    return (where or None), problem
+
+
+def _check_ranges(config: Config, path: Path | None) -> None:
+    for key, low, high in _RANGES:
+        table, name = key.split(".")
+        value = getattr(getattr(config, table), name)
+        if value < low or (high is not None and value > high):
+            bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
+            raise ConfigError(path, key, f"must be {bounds}, got {value}")
+
+
+def _check_sources(config: Config, path: Path | None) -> None:
+    for tool, source in config.sources.items():
+        if tool not in READERS:
+            known = ", ".join(READERS)
+            raise ConfigError(path, f"sources.{tool}", f"unknown tool (known: {known})")
+        if source.root is not None and source.roots is not None:
+            raise ConfigError(path, f"sources.{tool}", "set root or roots, not both")
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """The configuration resolved against one environment: paths are absolute."""
+
+    config: Config
+    config_path: Path | None
+    data_dir: Path
+    machine: str
+    source_roots: Mapping[str, tuple[Path, ...]]
+
+    @property
+    def state_db(self) -> Path:
+        return self.data_dir / "state.db"
+
+
+def default_config_path(env: Mapping[str, str]) -> Path:
+    """``$DREAMD_CONFIG`` or the platform's config location for dreamd."""
+    if env.get("DREAMD_CONFIG"):
+        return Path(env["DREAMD_CONFIG"]).expanduser()
+    return Path(platformdirs.user_config_dir(APP, appauthor=False)) / "config.toml"
+
+
+def default_data_dir() -> Path:
+    """The platform's data location for dreamd (``$XDG_DATA_HOME/dreamd`` on Linux)."""
+    return Path(platformdirs.user_data_dir(APP, appauthor=False))
+
+
+def load_settings(
+    explicit: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    home: Path | None = None,
+) -> Settings:
+    """Read and resolve the configuration; raises ``ConfigError``."""
+    env = os.environ if env is None else env
+    home = Path.home() if home is None else home
+    path = explicit or default_config_path(env)
+    named = explicit is not None or bool(env.get("DREAMD_CONFIG"))
+    config = _read_config(path, must_exist=named)
+    return Settings(
+        config=config,
+        config_path=path if path.is_file() else None,
+        data_dir=default_data_dir(),
+        machine=config.machine or socket.gethostname().split(".")[0] or "localhost",
+        source_roots=resolve_source_roots(config, env, home),
+    )
+
+
+def _read_config(path: Path, *, must_exist: bool) -> Config:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        if must_exist:
+            raise ConfigError(path, None, "file not found") from None
+        return Config()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(path, None, f"cannot read: {error}") from None
+    return parse_config(text, path)
+
+
+def resolve_source_roots(
+    config: Config, env: Mapping[str, str], home: Path
+) -> dict[str, tuple[Path, ...]]:
+    """Each enabled tool's roots: configured ones, else the reader's defaults."""
+    roots: dict[str, tuple[Path, ...]] = {}
+    for tool, reader in READERS.items():
+        source = config.sources.get(tool, SourceConfig())
+        if not source.enabled:
+            continue
+        configured = [source.root] if source.root is not None else source.roots
+        if configured is None:
+            roots[tool] = reader.default_roots(env, home)
+        else:
+            roots[tool] = tuple(_expand(entry, home) for entry in configured)
+    return roots
+
+
+def _expand(entry: str, home: Path) -> Path:
+    if entry == "~" or entry.startswith("~/"):
+        return home / entry[2:]
+    return Path(entry)

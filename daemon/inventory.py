@@ -1,0 +1,134 @@
+"""Session metadata: what selection needs to know about a session, without its text.
+
+A ``SessionInfo`` is computed once from a full read (``summarize``) and then
+cached against the file's version, so that listing ten thousand unchanged
+sessions costs a ``stat`` each, not a parse. Everything here is pure.
+
+The inputs of the trivial filter (seed 002, phase 1) are decided here, at
+read time, because they need the text: whether the opening prompt looks
+machine-generated, and how many substantive human replies follow it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from dreamd.readers import Conversation, FileVersion, Message, Unresolved
+
+__all__ = [
+    "SessionInfo",
+    "from_unresolved",
+    "is_machine_opening",
+    "is_substantive_reply",
+    "summarize",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """One session as selection sees it. ``unresolved`` holds the reason a read failed."""
+
+    tool: str
+    session_id: str
+    path: Path
+    locator: str
+    file_version: FileVersion | None
+    activity_at: datetime | None
+    project: str | None = None
+    first_message_at: datetime | None = None
+    last_message_at: datetime | None = None
+    messages: int = 0
+    user_messages: int = 0
+    revision: str | None = None
+    machine_opening: bool = False
+    human_replies: int = 0
+    unresolved: str | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.tool}:{self.session_id}"
+
+
+def summarize(conversation: Conversation) -> SessionInfo:
+    """The metadata of a cleanly read conversation."""
+    ref = conversation.ref
+    users = [m for m in conversation.messages if m.role == "user"]
+    opening = users[0] if users else None
+    return SessionInfo(
+        tool=ref.tool,
+        session_id=ref.session_id,
+        path=ref.path,
+        locator=ref.locator,
+        file_version=ref.file_version,
+        activity_at=ref.activity_at,
+        project=conversation.project,
+        first_message_at=conversation.first_message_at,
+        last_message_at=conversation.last_message_at,
+        messages=len(conversation.messages),
+        user_messages=len(users),
+        revision=conversation.revision,
+        machine_opening=conversation.automated
+        or (opening is not None and is_machine_opening(opening.text)),
+        human_replies=sum(1 for m in users[1:] if is_substantive_reply(m)),
+    )
+
+
+def from_unresolved(source: Unresolved) -> SessionInfo:
+    """The metadata of a source that could not be read: only where and why."""
+    version = source.file_version
+    return SessionInfo(
+        tool=source.tool,
+        session_id=source.session_id or source.path.name,
+        path=source.path,
+        locator=source.locator,
+        file_version=version,
+        activity_at=version.mtime if version else None,
+        unresolved=source.reason,
+    )
+
+
+# Seed 002, phase 1: "an opening message that is obviously a machine-generated
+# job prompt". Signals that a program wrote it: a system-prompt voice, markup
+# scaffolding meant for a model, output contracts, or template placeholders.
+_SYSTEM_VOICE = re.compile(r"^\s*(you are (a|an|the) |system:|<system>|# (task|job|role)\b)", re.I)
+_SCAFFOLD_TAGS = re.compile(r"</?(task|instructions|context|input|output|job|rules)>", re.I)
+_OUTPUT_CONTRACT = re.compile(
+    r"(respond (only )?with (valid )?json|return only|output format:|"
+    r"SUBSTRATE_OUTCOME|do not ask (any )?(clarifying )?questions)",
+    re.I,
+)
+_PLACEHOLDER = re.compile(r"\{\{\s*\w+\s*\}\}|\$ARGUMENTS\b")
+
+
+def is_machine_opening(text: str) -> bool:
+    """True when an opening prompt reads as written by a program for a model.
+
+    Two independent signals are needed (or one that no person types:
+    a template placeholder left unfilled), so that a person who starts with
+    "You are a careful reviewer" is not taken for a job runner.
+    """
+    if _PLACEHOLDER.search(text):
+        return True
+    signals = (
+        bool(_SYSTEM_VOICE.search(text)),
+        len(_SCAFFOLD_TAGS.findall(text)) >= 2,
+        bool(_OUTPUT_CONTRACT.search(text)),
+        len(text) > 4000,
+    )
+    return sum(signals) >= 2
+
+
+_ACKNOWLEDGEMENTS = frozenset(
+    {"ok", "okay", "yes", "y", "no", "n", "go", "go on", "continue", "thanks", "thank you", "k"}
+)
+
+
+def is_substantive_reply(message: Message) -> bool:
+    """True when a user message says something beyond an acknowledgement."""
+    text = message.text.strip().lower().rstrip(".!")
+    if text in _ACKNOWLEDGEMENTS:
+        return False
+    return len(text) >= 12 or len(text.split()) >= 3

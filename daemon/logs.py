@@ -1,0 +1,120 @@
+"""JSON logging: one object per line with ``ts``, ``level``, ``event``, fields.
+
+structlog renders every line, including those of the libraries that log
+through the standard library (APScheduler, SQLAlchemy, watchdog), so that
+``jq`` can read the whole stream. ``run_id`` and other job context are bound
+with ``structlog.contextvars`` and appear on every line of a job run.
+
+Destinations: stdout for the service (with a ``<N>`` syslog priority prefix
+when journald reads the stream, so ``journalctl -o cat`` stays clean JSON and
+priorities are real), stderr for one-shot commands (stdout belongs to their
+output), or a size-rotated file (launchd does not rotate its log files).
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TextIO
+
+import structlog
+from structlog.tracebacks import ExceptionDictTransformer
+from structlog.typing import EventDict, Processor
+
+__all__ = ["configure_logging", "get_logger"]
+
+#: syslog priorities by level name, for journald's ``<N>`` line prefix.
+_PRIORITIES: Mapping[str, int] = {
+    "critical": 2,
+    "error": 3,
+    "warning": 4,
+    "info": 6,
+    "debug": 7,
+}
+
+
+def get_logger(name: str | None = None) -> Any:
+    """A structlog logger (the name becomes the ``logger`` field)."""
+    return structlog.get_logger(name) if name else structlog.get_logger()
+
+
+class _JournaldFormatter(structlog.stdlib.ProcessorFormatter):
+    """Prefix each JSON line with ``<N>``, its syslog priority, for journald."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        priority = _PRIORITIES.get(record.levelname.lower(), 6)
+        return f"<{priority}>{super().format(record)}"
+
+
+_LEADING_KEYS = ("ts", "level", "event", "run_id", "logger")
+
+
+def _lead_with_core_keys(_logger: Any, _name: str, event_dict: EventDict) -> EventDict:
+    """Put ``ts``, ``level``, ``event``, ``run_id`` first so lines read well unparsed."""
+    ordered = {key: event_dict.pop(key) for key in _LEADING_KEYS if key in event_dict}
+    ordered.update(event_dict)
+    return ordered
+
+
+def _shared_processors() -> list[Processor]:
+    return [
+        structlog.contextvars.merge_contextvars,
+        structlog.stdlib.add_log_level,
+        structlog.stdlib.add_logger_name,
+        structlog.processors.TimeStamper(fmt="iso", utc=True, key="ts"),
+    ]
+
+
+def configure_logging(
+    level: str = "info",
+    *,
+    stream: TextIO | None = None,
+    file: Path | None = None,
+    journald: bool = False,
+) -> None:
+    """Send every log line, dreamd's and the libraries', as JSON to one place.
+
+    ``file`` wins over ``stream``; the file rotates at 10 MB, keeping 5.
+    Calling it again replaces the previous configuration (tests rely on this).
+    """
+    handler: logging.Handler
+    if file is not None:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        handler = logging.handlers.RotatingFileHandler(
+            file, maxBytes=10_000_000, backupCount=5, encoding="utf-8"
+        )
+    else:
+        handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
+    formatter_class = (
+        _JournaldFormatter if journald and file is None else structlog.stdlib.ProcessorFormatter
+    )
+    handler.setFormatter(
+        formatter_class(
+            foreign_pre_chain=_shared_processors(),
+            processors=[
+                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                _lead_with_core_keys,
+                structlog.processors.ExceptionRenderer(ExceptionDictTransformer(show_locals=False)),
+                structlog.processors.JSONRenderer(sort_keys=False),
+            ],
+        )
+    )
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+        old.close()
+    root.addHandler(handler)
+    root.setLevel(level.upper())
+    structlog.configure(
+        processors=[
+            *_shared_processors(),
+            structlog.stdlib.PositionalArgumentsFormatter(),
+            structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
+        ],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        cache_logger_on_first_use=False,
+    )

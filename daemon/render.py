@@ -1,0 +1,155 @@
+"""How command results look: JSON documents (a stable contract) and terminal text."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections import Counter
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, TextIO
+
+import msgspec
+
+from dreamd.inventory import SessionInfo
+from dreamd.readers import Conversation, isoformat
+from dreamd.selection import Decision, Selection
+
+__all__ = [
+    "Progress",
+    "conversation_json",
+    "conversation_text",
+    "dump_json",
+    "selection_json",
+    "selection_text",
+    "session_json",
+]
+
+
+def dump_json(document: Any) -> str:
+    """Indented JSON text of ``document`` (non-ASCII kept as is)."""
+    return msgspec.json.format(msgspec.json.encode(document), indent=2).decode()
+
+
+def session_json(info: SessionInfo) -> dict[str, Any]:
+    """One session's metadata as the ``sources list --json`` contract defines it."""
+    return {
+        "tool": info.tool,
+        "id": info.session_id,
+        "path": str(info.path),
+        "locator": info.locator or None,
+        "project": info.project,
+        "first_message_at": isoformat(info.first_message_at),
+        "last_message_at": isoformat(info.last_message_at),
+        "messages": info.messages,
+        "user_messages": info.user_messages,
+        "revision": info.revision,
+        "file_version": info.file_version.as_dict() if info.file_version else None,
+    }
+
+
+def selection_json(decisions: Sequence[Decision]) -> list[dict[str, Any]]:
+    """The ``sources list --json`` array."""
+    return [
+        {
+            **session_json(d.session),
+            "status": d.status,
+            "reason": d.reason,
+            "selected": d.selected,
+        }
+        for d in decisions
+    ]
+
+
+def conversation_json(conversation: Conversation) -> dict[str, Any]:
+    """The ``sources show --json`` document."""
+    return {
+        "tool": conversation.tool,
+        "id": conversation.session_id,
+        "project": conversation.project,
+        "revision": conversation.revision,
+        "messages": [
+            {
+                "id": m.id,
+                "role": m.role,
+                "text": m.text,
+                "timestamp": isoformat(m.timestamp),
+                "fingerprint": m.fingerprint,
+            }
+            for m in conversation.messages
+        ],
+    }
+
+
+def _when(moment: datetime | None) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M") if moment else "-"
+
+
+def selection_text(page: Sequence[Decision], selection: Selection) -> str:
+    """A table of sessions with a one-line summary of all statuses."""
+    width = shutil.get_terminal_size((120, 24)).columns
+    lines = [f"{'STATUS':<11} {'TOOL':<12} {'ID':<38} {'LAST MESSAGE':<16} {'MSGS':>5}  REASON"]
+    for d in page:
+        status = d.status + ("*" if d.selected else "")
+        info = d.session
+        row = (
+            f"{status:<11} {info.tool:<12} {_clip(info.session_id, 38):<38} "
+            f"{_when(info.last_message_at):<16} {info.messages:>5}  {d.reason}"
+        )
+        lines.append(_clip(row, max(width, 80)))
+    counts = Counter(d.status for d in selection.decisions)
+    summary = ", ".join(f"{counts[s]} {s}" for s in sorted(counts))
+    lines.append("")
+    lines.append(
+        f"{len(selection.decisions)} sessions ({summary or 'none'}); "
+        f"{len(selection.selected)} selected for the next collect (*), "
+        f"{selection.backlog} deferred"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def conversation_text(conversation: Conversation) -> str:
+    """The conversation as a person reads it."""
+    head = [
+        f"{conversation.tool}:{conversation.session_id}",
+        f"project:  {conversation.project or '-'}",
+        f"file:     {conversation.ref.path}",
+        f"revision: {conversation.revision}",
+        f"messages: {len(conversation.messages)} ({conversation.user_messages} from the user)",
+        "",
+    ]
+    body: list[str] = []
+    for message in conversation.messages:
+        body.append(f"── {message.role} · {_when(message.timestamp)} · {message.id}")
+        body.append(message.text.rstrip())
+        body.append("")
+    return "\n".join(head + body) + ("\n" if body else "")
+
+
+class Progress:
+    """A single self-rewriting progress line on a terminal; silent elsewhere."""
+
+    def __init__(self, label: str, stream: TextIO) -> None:
+        self.label = label
+        self.stream = stream
+        self.enabled = stream.isatty()
+        self._last = 0.0
+        self._shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if not self.enabled or (now - self._last < 0.1 and done < total):
+            return
+        self._last = now
+        self._shown = True
+        self.stream.write(f"\r{self.label}: {done}/{total}")
+        self.stream.flush()
+
+    def done(self) -> None:
+        if self._shown:
+            self.stream.write("\n")
+            self.stream.flush()

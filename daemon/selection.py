@@ -1,0 +1,219 @@
+"""Which sessions the collector takes next (seed 002, phase 1). Pure.
+
+Rules, each one function below:
+
+1. Sources are merged before anything else: one list across all tools, never a
+   budget per tool. The same ``tool:id`` found twice (a session archived and
+   still present, a copied folder) collapses to the most recent copy.
+2. Order: ``last_message_at`` newest first, then tool name, then session id by
+   code point, then path. Sessions with no known time sort last.
+3. Guards, in this order, before any budget is spent:
+   unresolved (could not be read: reported, never taken as empty),
+   live (written or last message within the guard, or named live: a live
+   session is never marked trivial or resolved),
+   resolved (the cursor resolved this exact revision),
+   trivial (fewer than 4 messages, no user message, or a machine-written
+   opening prompt with no substantive human reply; or recorded skipped at
+   this revision).
+4. Budget: eligible sessions in order until the session budget is reached or
+   the message budget is used up; the first eligible session is always taken
+   so that a long session cannot block the queue. The rest is deferred.
+
+Invariants: the result does not depend on input order; every input session
+gets exactly one decision; only ``eligible`` sessions are ever selected.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Literal
+
+from dreamd.inventory import SessionInfo
+
+__all__ = [
+    "CursorEntry",
+    "Decision",
+    "Selection",
+    "SelectionPolicy",
+    "Status",
+    "apply_budget",
+    "collapse_duplicates",
+    "live_reason",
+    "order_key",
+    "resolved_reason",
+    "select",
+    "trivial_reason",
+]
+
+Status = Literal["eligible", "live", "trivial", "resolved", "unresolved"]
+
+#: Seed 002: sessions of fewer than about four messages are not worth a window.
+MIN_MESSAGES = 4
+
+
+@dataclass(frozen=True, slots=True)
+class CursorEntry:
+    """What the cursor records about one session."""
+
+    state: Literal["resolved", "skipped_trivial", "partial"]
+    revision: str
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SelectionPolicy:
+    """Guard and budget settings (from ``[collect]`` in the config)."""
+
+    live_guard: timedelta = timedelta(minutes=30)
+    budget_sessions: int = 3
+    budget_messages: int = 150
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One session's status, why, and whether this run takes it."""
+
+    session: SessionInfo
+    status: Status
+    reason: str
+    selected: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """Every session's decision in selection order; ``selected`` is the run's work."""
+
+    decisions: tuple[Decision, ...]
+    selected: tuple[Decision, ...] = field(default=())
+
+    @property
+    def backlog(self) -> int:
+        """Eligible sessions left for a later run."""
+        return sum(1 for d in self.decisions if d.status == "eligible" and not d.selected)
+
+
+def select(
+    sessions: Iterable[SessionInfo],
+    cursor: Mapping[str, CursorEntry],
+    *,
+    now: datetime,
+    live_ids: frozenset[str] = frozenset(),
+    policy: SelectionPolicy = SelectionPolicy(),
+) -> Selection:
+    """Merge, order, guard and budget ``sessions`` against the ``cursor`` at ``now``."""
+    ordered = sorted(collapse_duplicates(sessions), key=order_key)
+    guarded = [_guard(info, cursor, now, live_ids, policy) for info in ordered]
+    decisions = apply_budget(guarded, policy)
+    return Selection(tuple(decisions), tuple(d for d in decisions if d.selected))
+
+
+def collapse_duplicates(sessions: Iterable[SessionInfo]) -> list[SessionInfo]:
+    """One entry per ``tool:id``: a readable copy over an unreadable one, then the newest."""
+    best: dict[str, SessionInfo] = {}
+    for info in sessions:
+        current = best.get(info.key)
+        if current is None or _preference(info) < _preference(current):
+            best[info.key] = info
+    return list(best.values())
+
+
+def _preference(info: SessionInfo) -> tuple[bool, float, float, str, str]:
+    last = info.last_message_at.timestamp() if info.last_message_at else float("-inf")
+    activity = info.activity_at.timestamp() if info.activity_at else float("-inf")
+    return (info.unresolved is not None, -last, -activity, str(info.path), info.locator)
+
+
+def order_key(info: SessionInfo) -> tuple[bool, float, str, str, str, str]:
+    """Newest ``last_message_at`` first, then tool, session id (code points), path."""
+    moment = info.last_message_at or (info.activity_at if info.unresolved else None)
+    return (
+        moment is None,
+        -moment.timestamp() if moment else 0.0,
+        info.tool,
+        info.session_id,
+        str(info.path),
+        info.locator,
+    )
+
+
+def live_reason(
+    info: SessionInfo, now: datetime, guard: timedelta, live_ids: frozenset[str]
+) -> str | None:
+    """Why a session counts as live (still being written), or None."""
+    if info.key in live_ids:
+        return "named live"
+    threshold = now - guard
+    minutes = int(guard.total_seconds() // 60)
+    if info.activity_at is not None and info.activity_at > threshold:
+        return f"written in the last {minutes} min"
+    if info.last_message_at is not None and info.last_message_at > threshold:
+        return f"last message in the last {minutes} min"
+    return None
+
+
+def resolved_reason(info: SessionInfo, entry: CursorEntry | None) -> str | None:
+    """Why a session needs no work: the cursor resolved this exact revision."""
+    if entry is not None and entry.state == "resolved" and entry.revision == info.revision:
+        return "resolved at this revision"
+    return None
+
+
+def trivial_reason(info: SessionInfo, entry: CursorEntry | None) -> str | None:
+    """Why a session is not worth collecting, or None."""
+    if entry is not None and entry.state == "skipped_trivial" and entry.revision == info.revision:
+        return entry.reason or "skipped as trivial at this revision"
+    if info.user_messages == 0:
+        return "no user message"
+    if info.messages < MIN_MESSAGES:
+        return f"only {info.messages} messages (fewer than {MIN_MESSAGES})"
+    if info.machine_opening and info.human_replies == 0:
+        return "machine-generated opening prompt with no human reply"
+    return None
+
+
+def _guard(
+    info: SessionInfo,
+    cursor: Mapping[str, CursorEntry],
+    now: datetime,
+    live_ids: frozenset[str],
+    policy: SelectionPolicy,
+) -> Decision:
+    if info.unresolved is not None:
+        return Decision(info, "unresolved", info.unresolved)
+    live = live_reason(info, now, policy.live_guard, live_ids)
+    if live is not None:
+        return Decision(info, "live", live)
+    entry = cursor.get(info.key)
+    resolved = resolved_reason(info, entry)
+    if resolved is not None:
+        return Decision(info, "resolved", resolved)
+    trivial = trivial_reason(info, entry)
+    if trivial is not None:
+        return Decision(info, "trivial", trivial)
+    if entry is not None and entry.state == "partial":
+        return Decision(info, "eligible", "partial: resumes where it stopped")
+    if entry is not None and entry.state == "resolved":
+        return Decision(info, "eligible", "changed since it was resolved")
+    return Decision(info, "eligible", "new")
+
+
+def apply_budget(decisions: list[Decision], policy: SelectionPolicy) -> list[Decision]:
+    """Mark eligible sessions selected, in order, until a budget is reached."""
+    taken = messages = 0
+    result: list[Decision] = []
+    for decision in decisions:
+        if decision.status != "eligible":
+            result.append(decision)
+            continue
+        if taken < policy.budget_sessions and (taken == 0 or messages < policy.budget_messages):
+            taken += 1
+            messages += decision.session.messages
+            reason = f"{decision.reason}; selected ({taken} of {policy.budget_sessions})"
+            result.append(Decision(decision.session, "eligible", reason, selected=True))
+        else:
+            which = "session" if taken >= policy.budget_sessions else "message"
+            reason = f"{decision.reason}; deferred: {which} budget reached"
+            result.append(Decision(decision.session, "eligible", reason))
+    return result

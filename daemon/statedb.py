@@ -1,0 +1,303 @@
+"""The state database: dreamd's own SQLite file in the data dir.
+
+It holds the session cache (metadata keyed by file version, so a rescan of
+unchanged files costs a ``stat`` each) and the cursor. The schema is owned by
+Alembic migrations in ``dreamd.migrations``; ``open_state`` upgrades an older
+file in place before anything reads it, so an upgrade never loses state.
+
+SQLite is driven the way concurrent writers need it (see ENGINEERING-NOTES):
+pysqlite's implicit transactions are switched off and every transaction
+starts with ``BEGIN IMMEDIATE``, so read-then-write sequences in two
+processes serialise instead of losing updates.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Connection,
+    Engine,
+    Float,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    delete,
+    event,
+    select,
+    tuple_,
+)
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.exc import SQLAlchemyError
+
+from dreamd.errors import StateError
+from dreamd.inventory import SessionInfo
+from dreamd.readers import FileVersion
+from dreamd.selection import CursorEntry
+
+__all__ = [
+    "HEAD_REVISION",
+    "StateDB",
+    "cursor_entries",
+    "open_state",
+]
+
+#: The newest migration; ``open_state`` skips Alembic entirely when the file is at it.
+HEAD_REVISION = "0001"
+
+metadata = MetaData(
+    naming_convention={
+        "ix": "ix_%(column_0_label)s",
+        "uq": "uq_%(table_name)s_%(column_0_name)s",
+        "ck": "ck_%(table_name)s_%(constraint_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+session_cache = Table(
+    "session_cache",
+    metadata,
+    Column("tool", String, primary_key=True),
+    Column("path", Text, primary_key=True),
+    Column("locator", Text, primary_key=True),
+    Column("session_id", Text, nullable=False),
+    Column("device", Integer, nullable=False),
+    Column("inode", Integer, nullable=False),
+    Column("size", Integer, nullable=False),
+    Column("mtime_ns", Integer, nullable=False),
+    Column("marker", Text, nullable=False),
+    Column("activity_at", Float),
+    Column("project", Text),
+    Column("first_message_at", Float),
+    Column("last_message_at", Float),
+    Column("messages", Integer, nullable=False),
+    Column("user_messages", Integer, nullable=False),
+    Column("revision", String),
+    Column("machine_opening", Boolean, nullable=False),
+    Column("human_replies", Integer, nullable=False),
+    Column("unresolved", Text),
+    Column("read_at", Float, nullable=False),
+)
+
+cursor_session = Table(
+    "cursor_session",
+    metadata,
+    Column("tool", String, primary_key=True),
+    Column("session_id", Text, primary_key=True),
+    Column("state", String, nullable=False),
+    Column("revision", String, nullable=False),
+    Column("reason", Text, nullable=False, default=""),
+    Column("updated_at", Float, nullable=False),
+)
+
+CacheKey = tuple[str, str, str]
+
+
+def _on_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA busy_timeout = 10000")
+    cursor.execute("PRAGMA journal_mode = WAL")
+    cursor.execute("PRAGMA synchronous = NORMAL")
+    cursor.execute("PRAGMA foreign_keys = ON")
+    cursor.close()
+
+
+def _on_begin(connection: Connection) -> None:
+    connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def create_state_engine(path: Path) -> Engine:
+    """A SQLAlchemy engine on ``path`` with dreamd's SQLite settings."""
+    engine = create_engine(f"sqlite:///{path}")
+    event.listen(engine, "connect", _on_connect)
+    event.listen(engine, "begin", _on_begin)
+    return engine
+
+
+class StateDB:
+    """Typed access to the state database. Every method is one transaction."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    @contextmanager
+    def transaction(self) -> Iterator[Connection]:
+        """One ``BEGIN IMMEDIATE`` transaction; driver errors become ``StateError``."""
+        try:
+            with self.engine.begin() as connection:
+                yield connection
+        except SQLAlchemyError as error:
+            raise StateError(
+                f"state database error: {error.__class__.__name__}: {error}"
+            ) from error
+
+    def load_session_cache(self) -> dict[CacheKey, SessionInfo]:
+        """Every cached session, keyed by (tool, path, locator)."""
+        with self.transaction() as connection:
+            rows = connection.execute(select(session_cache)).all()
+        return {(row.tool, row.path, row.locator): _info_from_row(row) for row in rows}
+
+    def save_sessions(self, infos: Iterable[SessionInfo], *, now: datetime) -> None:
+        """Insert or replace the cache rows of ``infos`` (those with a file version)."""
+        rows = [_row_from_info(info, now) for info in infos if info.file_version is not None]
+        if not rows:
+            return
+        statement = sqlite_insert(session_cache)
+        updates = {c.name: statement.excluded[c.name] for c in session_cache.columns}
+        with self.transaction() as connection:
+            connection.execute(
+                statement.on_conflict_do_update(
+                    index_elements=["tool", "path", "locator"], set_=updates
+                ),
+                rows,
+            )
+
+    def forget_sessions(self, keys: Iterable[CacheKey]) -> None:
+        """Drop cache rows of sessions that are gone from disk."""
+        batch = list(keys)
+        with self.transaction() as connection:
+            for start in range(0, len(batch), 500):
+                chunk = batch[start : start + 500]
+                connection.execute(
+                    delete(session_cache).where(
+                        tuple_(
+                            session_cache.c.tool, session_cache.c.path, session_cache.c.locator
+                        ).in_(chunk)
+                    )
+                )
+
+    def cursor(self) -> dict[str, CursorEntry]:
+        """The cursor's per-session entries keyed by ``tool:id``."""
+        with self.transaction() as connection:
+            return cursor_entries(connection)
+
+    def set_cursor_entry(
+        self, tool: str, session_id: str, entry: CursorEntry, now: datetime
+    ) -> None:
+        """Record one session's cursor state (used by the collector and tests)."""
+        statement = sqlite_insert(cursor_session).values(
+            tool=tool,
+            session_id=session_id,
+            state=entry.state,
+            revision=entry.revision,
+            reason=entry.reason,
+            updated_at=now.timestamp(),
+        )
+        with self.transaction() as connection:
+            connection.execute(
+                statement.on_conflict_do_update(
+                    index_elements=["tool", "session_id"],
+                    set_={
+                        "state": statement.excluded.state,
+                        "revision": statement.excluded.revision,
+                        "reason": statement.excluded.reason,
+                        "updated_at": statement.excluded.updated_at,
+                    },
+                )
+            )
+
+
+def cursor_entries(connection: Connection) -> dict[str, CursorEntry]:
+    """Read the per-session cursor entries on an open connection."""
+    rows = connection.execute(select(cursor_session)).all()
+    return {
+        f"{row.tool}:{row.session_id}": CursorEntry(row.state, row.revision, row.reason)
+        for row in rows
+    }
+
+
+def _moment(value: float | None) -> datetime | None:
+    return None if value is None else datetime.fromtimestamp(value, tz=UTC)
+
+
+def _stamp(value: datetime | None) -> float | None:
+    return None if value is None else value.timestamp()
+
+
+def _info_from_row(row: Any) -> SessionInfo:
+    return SessionInfo(
+        tool=row.tool,
+        session_id=row.session_id,
+        path=Path(row.path),
+        locator=row.locator,
+        file_version=FileVersion(row.device, row.inode, row.size, row.mtime_ns, row.marker),
+        activity_at=_moment(row.activity_at),
+        project=row.project,
+        first_message_at=_moment(row.first_message_at),
+        last_message_at=_moment(row.last_message_at),
+        messages=row.messages,
+        user_messages=row.user_messages,
+        revision=row.revision,
+        machine_opening=bool(row.machine_opening),
+        human_replies=row.human_replies,
+        unresolved=row.unresolved,
+    )
+
+
+def _row_from_info(info: SessionInfo, now: datetime) -> Mapping[str, Any]:
+    version = info.file_version
+    assert version is not None
+    return {
+        "tool": info.tool,
+        "path": str(info.path),
+        "locator": info.locator,
+        "session_id": info.session_id,
+        "device": version.device,
+        "inode": version.inode,
+        "size": version.size,
+        "mtime_ns": version.mtime_ns,
+        "marker": version.marker,
+        "activity_at": _stamp(info.activity_at),
+        "project": info.project,
+        "first_message_at": _stamp(info.first_message_at),
+        "last_message_at": _stamp(info.last_message_at),
+        "messages": info.messages,
+        "user_messages": info.user_messages,
+        "revision": info.revision,
+        "machine_opening": info.machine_opening,
+        "human_replies": info.human_replies,
+        "unresolved": info.unresolved,
+        "read_at": now.timestamp(),
+    }
+
+
+def open_state(path: Path) -> StateDB:
+    """Open (creating or upgrading) the state database at ``path``."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise StateError(f"cannot create the data directory {path.parent}: {error}") from error
+    engine = create_state_engine(path)
+    try:
+        if current_revision(engine) != HEAD_REVISION:
+            from dreamd.migrations.runner import upgrade
+
+            upgrade(engine)
+    except SQLAlchemyError as error:
+        engine.dispose()
+        raise StateError(f"cannot open the state database {path}: {error}") from error
+    return StateDB(engine)
+
+
+def current_revision(engine: Engine) -> str | None:
+    """The Alembic revision the file is at (None for a new file)."""
+    with engine.connect() as connection:
+        exists = connection.exec_driver_sql(
+            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='alembic_version'"
+        ).first()
+        if exists is None:
+            return None
+        row = connection.exec_driver_sql("SELECT version_num FROM alembic_version").first()
+        return None if row is None else str(row[0])
