@@ -76,7 +76,9 @@ class TestOrder:
             info("a", tool="codex"),
             info("a", tool="pi", path="/z/a.jsonl"),
         ]
-        order = [(d.session.tool, d.session.session_id) for d in select(sessions, {}, now=NOW).decisions]
+        order = [
+            (d.session.tool, d.session.session_id) for d in select(sessions, {}, now=NOW).decisions
+        ]
         assert order == [("codex", "a"), ("pi", "B"), ("pi", "a"), ("pi", "b")]
 
     def test_unknown_times_sort_last(self) -> None:
@@ -138,11 +140,18 @@ class TestGuards:
         guard = timedelta(minutes=30)
         session = info("e", age=guard)
         assert live_reason(session, NOW, guard, frozenset()) is None
-        assert live_reason(replace(session, activity_at=NOW - guard + timedelta(seconds=1)), NOW, guard, frozenset())
+        assert live_reason(
+            replace(session, activity_at=NOW - guard + timedelta(seconds=1)),
+            NOW,
+            guard,
+            frozenset(),
+        )
 
     def test_named_live_id(self) -> None:
         """A session named live is skipped however old it is."""
-        assert statuses([info("n", age=99 * HOUR)], live_ids=frozenset({"claude-code:n"})) == {"n": "live"}
+        assert statuses([info("n", age=99 * HOUR)], live_ids=frozenset({"claude-code:n"})) == {
+            "n": "live"
+        }
 
     def test_live_session_is_never_marked_trivial_or_resolved(self) -> None:
         """Live wins over trivial and resolved: an unstable session is not judged."""
@@ -169,7 +178,9 @@ class TestGuards:
 class TestTrivial:
     def test_fewer_than_four_messages(self) -> None:
         """Three messages are trivial, four are not."""
-        assert trivial_reason(info("a", messages=3, users=2), None) == "only 3 messages (fewer than 4)"
+        assert (
+            trivial_reason(info("a", messages=3, users=2), None) == "only 3 messages (fewer than 4)"
+        )
         assert trivial_reason(info("b", messages=4, users=2), None) is None
 
     def test_no_user_message(self) -> None:
@@ -186,7 +197,10 @@ class TestTrivial:
     def test_recorded_skip_holds_only_for_its_revision(self) -> None:
         """A skipped-trivial record applies to the revision it was made for."""
         session = info("s")
-        assert trivial_reason(session, CursorEntry("skipped_trivial", "rev-s", "runner job")) == "runner job"
+        assert (
+            trivial_reason(session, CursorEntry("skipped_trivial", "rev-s", "runner job"))
+            == "runner job"
+        )
         assert trivial_reason(session, CursorEntry("skipped_trivial", "old", "runner job")) is None
 
 
@@ -208,7 +222,9 @@ class TestBudget:
 
     def test_first_session_is_taken_even_if_larger_than_budget(self) -> None:
         """A session longer than the message budget does not block the queue."""
-        result = select([info("big", messages=999)], {}, now=NOW, policy=SelectionPolicy(budget_messages=150))
+        result = select(
+            [info("big", messages=999)], {}, now=NOW, policy=SelectionPolicy(budget_messages=150)
+        )
         assert [d.session.session_id for d in result.selected] == ["big"]
 
     def test_guarded_sessions_spend_no_budget(self) -> None:
@@ -224,11 +240,18 @@ class TestBudget:
         result = select(sessions, cursor, now=NOW, policy=SelectionPolicy(budget_sessions=2))
         assert [d.session.session_id for d in result.selected] == ["e1", "e2"]
 
-    @given(st.lists(st.integers(min_value=0, max_value=60), min_size=0, max_size=12), st.integers(1, 5))
+    @given(
+        st.lists(st.integers(min_value=0, max_value=60), min_size=0, max_size=12), st.integers(1, 5)
+    )
     def test_every_session_gets_exactly_one_decision(self, sizes: list[int], budget: int) -> None:
         """No session is lost or doubled, and only eligible ones are selected."""
-        sessions = [info(f"s{i}", age=(i + 1) * HOUR, messages=n, users=min(n, 2)) for i, n in enumerate(sizes)]
+        sessions = [
+            info(f"s{i}", age=(i + 1) * HOUR, messages=n, users=min(n, 2))
+            for i, n in enumerate(sizes)
+        ]
         result = select(sessions, {}, now=NOW, policy=SelectionPolicy(budget_sessions=budget))
-        assert sorted(d.session.session_id for d in result.decisions) == sorted(s.session_id for s in sessions)
+        assert sorted(d.session.session_id for d in result.decisions) == sorted(
+            s.session_id for s in sessions
+        )
         assert all(d.status == "eligible" for d in result.selected)
         assert len(result.selected) <= budget

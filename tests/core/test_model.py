@@ -1,0 +1,57 @@
+"""The reader data model checks its invariants on construction."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from dreamd.readers import Conversation, FileVersion, Message, SessionRef
+
+REF = SessionRef("pi", "s", Path("/s.jsonl"), FileVersion(1, 1, 1, 1))
+
+
+def test_fingerprint_depends_on_role_and_text_only() -> None:
+    """Equal role and text give equal fingerprints whatever the id or time."""
+    a = Message("1", "user", "hello", None)
+    b = Message("2", "user", "hello", None)
+    assert a.fingerprint == b.fingerprint
+    assert Message("1", "assistant", "hello", None).fingerprint != a.fingerprint
+    assert Message("1", "user", "hello!", None).fingerprint != a.fingerprint
+
+
+def test_revision_changes_with_any_edit_insert_or_reorder() -> None:
+    """The revision is a hash over ids and fingerprints in order."""
+    one = Message("1", "user", "first", None)
+    two = Message("2", "assistant", "second", None)
+    base = Conversation(REF, None, (one, two)).revision
+    assert Conversation(REF, None, (one, two)).revision == base
+    assert Conversation(REF, None, (two, one)).revision != base
+    assert Conversation(REF, None, (one,)).revision != base
+    assert (
+        Conversation(REF, None, (one, Message("2", "assistant", "edited", None))).revision != base
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        (("1", "system", "x", None), "role"),
+        (("", "user", "x", None), "id"),
+        (("1", "user", "   ", None), "no text"),
+        (("1", "user", "x", datetime(2026, 1, 1)), "timezone"),
+    ],
+)
+def test_bad_messages_are_rejected(args: tuple[object, ...], problem: str) -> None:
+    """A message with a bad role, no id, no text or a naive time cannot exist."""
+    with pytest.raises(ValueError, match=problem):
+        Message(*args)  # type: ignore[arg-type]
+
+
+def test_duplicate_message_ids_are_rejected() -> None:
+    """A conversation cannot hold two messages with one id."""
+    with pytest.raises(ValueError, match="duplicate"):
+        Conversation(
+            REF, None, (Message("1", "user", "a", None), Message("1", "assistant", "b", None))
+        )

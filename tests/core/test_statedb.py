@@ -1,0 +1,152 @@
+"""The state database: migrations, cache round trip, and safe concurrent writes."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+from dreamd.inventory import SessionInfo
+from dreamd.migrations.runner import head
+from dreamd.readers import FileVersion
+from dreamd.selection import CursorEntry
+from dreamd.statedb import HEAD_REVISION, create_state_engine, open_state
+
+NOW = datetime(2026, 11, 30, tzinfo=UTC)
+
+
+def sample(sid: str, **overrides: object) -> SessionInfo:
+    values: dict[str, object] = {
+        "tool": "claude-code",
+        "session_id": sid,
+        "path": Path(f"/h/.claude/projects/p/{sid}.jsonl"),
+        "locator": "",
+        "file_version": FileVersion(64, 99, 1234, 1_764_460_800_123_456_789, "m"),
+        "activity_at": NOW,
+        "project": "/repo",
+        "first_message_at": NOW.replace(hour=1),
+        "last_message_at": NOW.replace(hour=2),
+        "messages": 9,
+        "user_messages": 4,
+        "revision": "abc",
+        "machine_opening": True,
+        "human_replies": 2,
+    }
+    values.update(overrides)
+    return SessionInfo(**values)  # type: ignore[arg-type]
+
+
+def test_head_constant_matches_migration_scripts() -> None:
+    """The fast-path revision constant is the newest migration script."""
+    assert head() == HEAD_REVISION
+
+
+def test_new_database_is_created_at_head(tmp_path: Path) -> None:
+    """Opening a missing file creates it with every table at the newest revision."""
+    open_state(tmp_path / "data" / "state.db")
+    with sqlite3.connect(tmp_path / "data" / "state.db") as connection:
+        tables = {
+            row[0]
+            for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        }
+        (version,) = connection.execute("SELECT version_num FROM alembic_version").fetchone()
+    assert {"session_cache", "cursor_session", "alembic_version"} <= tables
+    assert version == HEAD_REVISION
+
+
+def test_reopening_keeps_state(tmp_path: Path) -> None:
+    """Opening an existing database again (an upgrade to the same head) loses nothing."""
+    db = open_state(tmp_path / "state.db")
+    db.save_sessions([sample("a")], now=NOW)
+    db.set_cursor_entry("claude-code", "a", CursorEntry("resolved", "abc"), NOW)
+    again = open_state(tmp_path / "state.db")
+    assert list(again.load_session_cache().values()) == [sample("a")]
+    assert again.cursor() == {"claude-code:a": CursorEntry("resolved", "abc")}
+
+
+def test_upgrade_from_every_older_revision_keeps_rows(tmp_path: Path) -> None:
+    """A database at the first revision, with rows, upgrades to head keeping them."""
+    from dreamd.migrations.runner import upgrade
+
+    engine = create_state_engine(tmp_path / "state.db")
+    upgrade(engine, "0001")
+    old = open_state(tmp_path / "state.db")
+    old.save_sessions([sample("kept")], now=NOW)
+    upgrade(engine, "head")
+    assert [
+        info.session_id for info in open_state(tmp_path / "state.db").load_session_cache().values()
+    ] == ["kept"]
+
+
+def test_cache_round_trip_is_exact(tmp_path: Path) -> None:
+    """Every field of the session metadata survives the database."""
+    db = open_state(tmp_path / "state.db")
+    infos = [
+        sample("a"),
+        sample("b", project=None, first_message_at=None, last_message_at=None, revision=None),
+    ]
+    db.save_sessions(infos, now=NOW)
+    assert sorted(db.load_session_cache().values(), key=lambda i: i.session_id) == infos
+
+
+def test_save_replaces_and_forget_removes(tmp_path: Path) -> None:
+    """Saving a changed session replaces its row; forgetting removes only the named rows."""
+    db = open_state(tmp_path / "state.db")
+    db.save_sessions([sample("a"), sample("b")], now=NOW)
+    db.save_sessions([sample("a", messages=42)], now=NOW)
+    db.forget_sessions([("claude-code", str(sample("b").path), "")])
+    assert [(i.session_id, i.messages) for i in db.load_session_cache().values()] == [("a", 42)]
+
+
+def _bump(path: str, rounds: int) -> None:
+    db = open_state(Path(path))
+    for _ in range(rounds):
+        with db.transaction() as connection:
+            current = connection.exec_driver_sql("SELECT messages FROM session_cache").scalar_one()
+            connection.exec_driver_sql("UPDATE session_cache SET messages = ?", (current + 1,))
+
+
+def test_concurrent_read_modify_write_loses_nothing(tmp_path: Path) -> None:
+    """Three processes incrementing one row through transactions lose no update."""
+    path = tmp_path / "state.db"
+    open_state(path).save_sessions([sample("counter", messages=0)], now=NOW)
+    context = multiprocessing.get_context("spawn")
+    workers = [context.Process(target=_bump, args=(str(path), 100)) for _ in range(3)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+        assert worker.exitcode == 0
+    (info,) = open_state(path).load_session_cache().values()
+    assert info.messages == 300
+
+
+def _open_only(path: str) -> None:
+    open_state(Path(path))
+
+
+def test_processes_starting_together_migrate_once(tmp_path: Path) -> None:
+    """Several processes creating the database at once all succeed, with one schema."""
+    path = tmp_path / "state.db"
+    context = multiprocessing.get_context("spawn")
+    workers = [context.Process(target=_open_only, args=(str(path),)) for _ in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+        assert worker.exitcode == 0
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("SELECT count(*) FROM alembic_version").fetchone() == (1,)
+
+
+def test_unwritable_data_dir_is_a_state_error(tmp_path: Path) -> None:
+    """A data dir that cannot be created is reported as a StateError naming it."""
+    import pytest
+
+    from dreamd.errors import StateError
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(StateError, match="data directory"):
+        open_state(blocker / "sub" / "state.db")
