@@ -208,10 +208,14 @@ def test_later_commands_say_they_are_not_available(isolated_home: Path, command:
 def test_transcripts_are_never_written(isolated_home: Path) -> None:
     """Listing and showing leave transcript bytes, mtime and folder contents untouched."""
     path = claude_session(isolated_home, SESSION, ["Refactor the loader", "More"])
-    before = (path.read_bytes(), path.stat().st_mtime_ns, sorted(os.listdir(path.parent)))
+    def snapshot() -> tuple[bytes, int, list[str]]:
+        names = sorted(entry.name for entry in path.parent.iterdir())
+        return path.read_bytes(), path.stat().st_mtime_ns, names
+
+    before = snapshot()
     run(isolated_home, "sources", "list", "--json")
     run(isolated_home, "sources", "show", f"claude-code:{SESSION}", "--json")
-    assert (path.read_bytes(), path.stat().st_mtime_ns, sorted(os.listdir(path.parent))) == before
+    assert snapshot() == before
 
 
 def test_rescan_uses_cache_and_sees_changes(isolated_home: Path) -> None:
