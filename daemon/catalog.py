@@ -164,4 +164,16 @@ class Catalog:
 
 
 def _still_valid(cached: SessionInfo, ref: SessionRef) -> bool:
-    return cached.file_version == ref.file_version and cached.session_id == ref.session_id
+    """Whether cached metadata still describes ``ref``.
+
+    A session that shares its file (a database row, one chat of a history
+    file) carries a per-session ``marker``: other sessions' writes change the
+    file's size and mtime but not this session's marker, so only the file's
+    identity and the marker are compared.
+    """
+    old, new = cached.file_version, ref.file_version
+    if old is None or cached.session_id != ref.session_id:
+        return False
+    if new.marker:
+        return (old.device, old.inode, old.marker) == (new.device, new.inode, new.marker)
+    return old == new

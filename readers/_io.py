@@ -87,14 +87,14 @@ def describe_os_error(error: OSError) -> str:
 def connect_sqlite_readonly(path: Path) -> sqlite3.Connection:
     """Open a tool's SQLite database without ever writing to it.
 
-    With a ``-wal`` file beside it the tool may be running: ``mode=ro`` reads
-    the committed log too. Without one, ``immutable=1`` also keeps SQLite from
-    creating ``-shm``/``-wal`` side files. Raises ``sqlite3.Error``/``OSError``.
+    With a ``-wal`` or ``-journal`` file beside it the tool may be writing:
+    ``mode=ro`` then reads the committed log and respects the writer's locks.
+    Without either, ``immutable=1`` also keeps SQLite from creating
+    ``-shm``/``-wal`` side files. Raises ``sqlite3.Error``/``OSError``.
     """
     if not path.is_file():
         raise FileNotFoundError(errno.ENOENT, "no such database", str(path))
-    wal = path.with_name(path.name + "-wal")
-    params = "mode=ro" if wal.exists() else "mode=ro&immutable=1"
+    params = "mode=ro" if _maybe_in_use(path) else "mode=ro&immutable=1"
     uri = f"file:{quote(str(path.resolve()))}?{params}"
     connection = sqlite3.connect(uri, uri=True, timeout=2.0, check_same_thread=False)
     try:
@@ -104,6 +104,11 @@ def connect_sqlite_readonly(path: Path) -> sqlite3.Connection:
         connection.close()
         raise
     return connection
+
+
+def _maybe_in_use(path: Path) -> bool:
+    """True when a write-ahead log or rollback journal sits beside the database."""
+    return any(path.with_name(path.name + suffix).exists() for suffix in ("-wal", "-journal"))
 
 
 @dataclass(frozen=True, slots=True)

@@ -204,4 +204,5 @@ class Unresolved:
 
     @property
     def key(self) -> str:
-        return f"{self.tool}:{self.session_id or self.path.name}"
+        """``tool:session_id``, or ``tool:<path>`` when no session id is known."""
+        return f"{self.tool}:{self.session_id or self.path}"

@@ -104,7 +104,7 @@ def _split_concatenated(line: bytes) -> list[Any]:
             position += 1
         try:
             value, position = _raw_decoder.raw_decode(text, position)
-        except ValueError:
+        except (ValueError, RecursionError):
             return []
         values.append(value)
     return values

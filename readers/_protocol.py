@@ -20,7 +20,10 @@ class Reader(Protocol):
     never opens a transcript for writing.
     """
 
-    tool: str
+    @property
+    def tool(self) -> str:
+        """The tool name used in configuration and output (``claude-code``...)."""
+        ...
 
     def default_roots(self, env: Mapping[str, str], home: Path) -> tuple[Path, ...]:
         """Where the tool keeps its sessions, honouring its own environment variables."""
