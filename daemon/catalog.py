@@ -66,7 +66,12 @@ def discover_all(reader: Reader, roots: Collection[Path]) -> Iterator[SessionRef
 
 
 class Catalog:
-    """Sessions of the enabled sources, backed by the state database's cache."""
+    """Sessions of the enabled sources, backed by the state database's cache.
+
+    The cache is loaded from the database on the first scan and then kept in
+    memory, so that the service's periodic rescans cost one ``stat`` per file
+    and a dictionary lookup; the database is written only for what changed.
+    """
 
     def __init__(
         self,
@@ -77,6 +82,7 @@ class Catalog:
         self.state = state
         self.source_roots = source_roots
         self.readers = readers
+        self._index: dict[CacheKey, SessionInfo] | None = None
 
     def tools(self, only: str | None = None) -> list[str]:
         """Enabled tools, or just ``only`` if it is enabled."""
@@ -91,7 +97,9 @@ class Catalog:
     ) -> ScanResult:
         """Discover, reuse cached metadata of unchanged sessions, read the rest."""
         now = now or datetime.now(UTC)
-        cache = self.state.load_session_cache()
+        if self._index is None:
+            self._index = self.state.load_session_cache()
+        cache = self._index
         sessions: list[SessionInfo] = []
         to_read: list[SessionRef] = []
         seen: set[CacheKey] = set()
@@ -101,17 +109,25 @@ class Catalog:
                 if isinstance(found, Unresolved):
                     sessions.append(from_unresolved(found))
                     continue
-                key = (tool, str(found.path), found.locator)
+                key = (tool, found.location, found.locator)
                 seen.add(key)
                 cached = cache.get(key)
-                if cached is not None and _still_valid(cached, found):
+                if cached is None:
+                    to_read.append(found)
+                elif cached.file_version == found.file_version or _still_valid(cached, found):
                     sessions.append(cached)
                 else:
                     to_read.append(found)
-        sessions.extend(self._read_all(to_read, now, progress))
+        fresh = self._read_all(to_read, now, progress)
+        sessions.extend(fresh)
+        for info in fresh:
+            if info.unresolved is None:
+                cache[(info.tool, info.path, info.locator)] = info
         stale = [key for key in cache if key[0] in tools and key not in seen]
         if stale:
             self.state.forget_sessions(stale)
+            for key in stale:
+                del cache[key]
         return ScanResult(sessions, read=len(to_read), cached=len(sessions) - len(to_read))
 
     def _read_all(
@@ -174,6 +190,8 @@ def _still_valid(cached: SessionInfo, ref: SessionRef) -> bool:
     old, new = cached.file_version, ref.file_version
     if old is None or cached.session_id != ref.session_id:
         return False
+    if old == new:
+        return True
     if new.marker:
         return (old.device, old.inode, old.marker) == (new.device, new.inode, new.marker)
     return old == new

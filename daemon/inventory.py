@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 
 from dreamd.readers import Conversation, FileVersion, Message, Unresolved
 
@@ -29,11 +28,15 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class SessionInfo:
-    """One session as selection sees it. ``unresolved`` holds the reason a read failed."""
+    """One session as selection sees it. ``unresolved`` holds the reason a read failed.
+
+    ``path`` is a string, like ``SessionRef.location``: ten thousand of these
+    are loaded from the cache on every listing.
+    """
 
     tool: str
     session_id: str
-    path: Path
+    path: str
     locator: str
     file_version: FileVersion | None
     activity_at: datetime | None
@@ -60,7 +63,7 @@ def summarize(conversation: Conversation) -> SessionInfo:
     return SessionInfo(
         tool=ref.tool,
         session_id=ref.session_id,
-        path=ref.path,
+        path=ref.location,
         locator=ref.locator,
         file_version=ref.file_version,
         activity_at=ref.activity_at,
@@ -81,8 +84,8 @@ def from_unresolved(source: Unresolved) -> SessionInfo:
     version = source.file_version
     return SessionInfo(
         tool=source.tool,
-        session_id=source.session_id or source.path.name,
-        path=source.path,
+        session_id=source.session_id or str(source.path),
+        path=str(source.path),
         locator=source.locator,
         file_version=version,
         activity_at=version.mtime if version else None,

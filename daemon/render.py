@@ -36,7 +36,7 @@ def session_json(info: SessionInfo) -> dict[str, Any]:
     return {
         "tool": info.tool,
         "id": info.session_id,
-        "path": str(info.path),
+        "path": info.path,
         "locator": info.locator or None,
         "project": info.project,
         "first_message_at": isoformat(info.first_message_at),

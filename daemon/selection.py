@@ -122,7 +122,7 @@ def collapse_duplicates(sessions: Iterable[SessionInfo]) -> list[SessionInfo]:
 def _preference(info: SessionInfo) -> tuple[bool, float, float, str, str]:
     last = info.last_message_at.timestamp() if info.last_message_at else float("-inf")
     activity = info.activity_at.timestamp() if info.activity_at else float("-inf")
-    return (info.unresolved is not None, -last, -activity, str(info.path), info.locator)
+    return (info.unresolved is not None, -last, -activity, info.path, info.locator)
 
 
 def order_key(info: SessionInfo) -> tuple[bool, float, str, str, str, str]:
@@ -133,7 +133,7 @@ def order_key(info: SessionInfo) -> tuple[bool, float, str, str, str, str]:
         -moment.timestamp() if moment else 0.0,
         info.tool,
         info.session_id,
-        str(info.path),
+        info.path,
         info.locator,
     )
 

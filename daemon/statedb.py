@@ -230,7 +230,7 @@ def _info_from_row(row: Any) -> SessionInfo:
     return SessionInfo(
         tool=row.tool,
         session_id=row.session_id,
-        path=Path(row.path),
+        path=row.path,
         locator=row.locator,
         file_version=FileVersion(row.device, row.inode, row.size, row.mtime_ns, row.marker),
         activity_at=_moment(row.activity_at),
@@ -251,7 +251,7 @@ def _row_from_info(info: SessionInfo, now: datetime) -> Mapping[str, Any]:
     assert version is not None
     return {
         "tool": info.tool,
-        "path": str(info.path),
+        "path": info.path,
         "locator": info.locator,
         "session_id": info.session_id,
         "device": version.device,

@@ -10,9 +10,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ._io import Found, SourceChanged, describe_os_error, read_bytes, walk_files
-from ._model import SessionRef, Unresolved
+from ._io import SourceChanged, describe_os_error, read_bytes, walk
+from ._model import FileVersion, SessionRef, Unresolved
 from ._parse import JsonError, JsonLines, decode_json, decode_json_lines
+
+Item = SessionRef | Unresolved
 
 __all__ = ["discover_files", "load_bytes", "load_json", "load_json_lines", "unresolved"]
 
@@ -33,27 +35,26 @@ def discover_files(
     tool: str,
     root: Path,
     accept: Callable[[str], bool],
-    session_id: Callable[[Path], str | None],
+    session_id: Callable[[str], str | None],
     *,
     max_depth: int,
     prune: Callable[[str], bool] = lambda name: False,
 ) -> Iterator[SessionRef | Unresolved]:
     """One ``SessionRef`` per accepted file; unstat-able files as ``Unresolved``.
 
-    ``session_id`` maps a path to its session id, or None to skip the file
-    (a subagent transcript, a side file).
+    ``session_id`` maps a file's location (its path as a string) to its
+    session id, or None to skip the file (a subagent transcript, a side file).
     """
-    for found in walk_files(root, accept, max_depth=max_depth, prune=prune):
-        sid = session_id(found.path)
+
+    def make(location: str, version: FileVersion | None, error: str | None) -> Item | None:
+        sid = session_id(location)
         if sid is None:
-            continue
-        yield _ref_or_unresolved(tool, sid, found)
+            return None
+        if version is None:
+            return Unresolved(tool, Path(location), error or "cannot stat", session_id=sid)
+        return SessionRef(tool, sid, location, version)
 
-
-def _ref_or_unresolved(tool: str, sid: str, found: Found) -> SessionRef | Unresolved:
-    if found.version is None:
-        return Unresolved(tool, found.path, found.error or "cannot stat", session_id=sid)
-    return SessionRef(tool, sid, found.path, found.version)
+    return walk(root, accept, make, max_depth=max_depth, prune=prune)
 
 
 def load_bytes(ref: SessionRef) -> bytes | Unresolved:

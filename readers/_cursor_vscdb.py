@@ -287,7 +287,7 @@ def _inline_composers(
                 TOOL,
                 cid,
                 path,
-                replace(version, marker=_content_marker(conversation)),
+                version.with_marker(_content_marker(conversation)),
                 locator=f"composer:{cid}",
                 updated_at=_epoch_time(composer.get("lastUpdatedAt"), composer.get("createdAt")),
             )
@@ -308,7 +308,7 @@ def _chat_tabs(
                 TOOL,
                 tab_id,
                 path,
-                replace(version, marker=_content_marker(bubbles)),
+                version.with_marker(_content_marker(bubbles)),
                 locator=f"chat:{tab_id}",
                 updated_at=_epoch_time(tab.get("lastSendTime")),
             )
@@ -386,7 +386,7 @@ def _scan_kv_table(
                 TOOL,
                 row.cid,
                 path,
-                replace(version, marker=marker),
+                version.with_marker(marker),
                 locator=f"kv:{row.cid}",
                 updated_at=_epoch_time(row.updated, row.created),
             )

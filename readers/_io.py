@@ -13,9 +13,9 @@ import errno
 import os
 import sqlite3
 import stat
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
+from typing import NamedTuple, TypeVar
 from urllib.parse import quote
 
 from ._model import FileVersion
@@ -27,6 +27,7 @@ __all__ = [
     "describe_os_error",
     "read_bytes",
     "stat_version",
+    "walk",
     "walk_files",
 ]
 
@@ -55,10 +56,12 @@ def read_bytes(path: Path, expected: FileVersion | None = None) -> tuple[bytes, 
     was being read (or differs from ``expected``'s inode), ``OSError`` when it
     cannot be read at all.
     """
-    with open(path, "rb") as handle:
+    # O_NONBLOCK: opening a FIFO that merely has a transcript's name must not hang.
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(descriptor, "rb") as handle:
         before = os.fstat(handle.fileno())
         if not stat.S_ISREG(before.st_mode):
-            raise IsADirectoryError(errno.EISDIR, "not a regular file", str(path))
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
         if before.st_size > MAX_FILE_BYTES:
             raise OSError(errno.EFBIG, f"larger than {MAX_FILE_BYTES} bytes", str(path))
         data = handle.read()
@@ -111,13 +114,30 @@ def _maybe_in_use(path: Path) -> bool:
     return any(path.with_name(path.name + suffix).exists() for suffix in ("-wal", "-journal"))
 
 
-@dataclass(frozen=True, slots=True)
-class Found:
-    """One file met by ``walk_files``: its version, or why it cannot be stat'ed."""
+class Found(NamedTuple):
+    """One file met by ``walk_files``: its version, or why it cannot be stat'ed.
 
-    path: Path
+    ``location`` is a string (and this a named tuple) for the same reason as
+    ``SessionRef.location``: rescans meet every file each time.
+    """
+
+    location: str
     version: FileVersion | None
     error: str | None = None
+
+    @property
+    def path(self) -> Path:
+        return Path(self.location)
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(self.location)
+
+
+T = TypeVar("T")
+
+#: Turns one accepted file (location, version or None, error or None) into an item, or skips it.
+Make = Callable[[str, FileVersion | None, str | None], T | None]
 
 
 def walk_files(
@@ -131,52 +151,85 @@ def walk_files(
 
     Depth 1 is ``root``'s own files. Symlinked directories are followed once
     (a loop is cut by remembering device and inode); a file whose stat fails
-    (dangling link, link loop, no permission) is yielded with its error so that
-    it can be reported rather than silently skipped. Directories named so that
-    ``prune`` is true are not entered. A missing root yields nothing.
+    (dangling link, link loop, no permission) or that is not a regular file is
+    yielded with its error so that it can be reported rather than silently
+    skipped. Directories named so that ``prune`` is true are not entered. A
+    missing root yields nothing. Files come in the directories' own order.
+    """
+    return walk(root, accept, Found, max_depth=max_depth, prune=prune)
+
+
+def walk(
+    root: Path,
+    accept: Callable[[str], bool],
+    make: Make[T],
+    *,
+    max_depth: int,
+    prune: Callable[[str], bool] = lambda name: False,
+) -> Iterator[T]:
+    """``walk_files`` building each item with ``make`` (None skips the file).
+
+    Discovery builds its session references here directly: rescans meet every
+    file every time, and each intermediate object per file costs as much as a
+    good part of the ``stat`` itself.
     """
     try:
         root_stat = os.stat(root)
     except OSError:
         return
     seen: set[tuple[int, int]] = {(root_stat.st_dev, root_stat.st_ino)}
-    yield from _walk(str(root), accept, prune, max_depth, seen)
+    pending: list[tuple[str, int]] = [(os.fspath(root), max_depth)]
+    while pending:
+        directory, depth = pending.pop()
+        subdirs = yield from _scan_directory(directory, depth, accept, make, prune)
+        for subdir in reversed(subdirs):
+            try:
+                st = os.stat(subdir)
+            except OSError:
+                continue
+            if (st.st_dev, st.st_ino) not in seen:
+                seen.add((st.st_dev, st.st_ino))
+                pending.append((subdir, depth - 1))
 
 
-def _walk(
+def _scan_directory(
     directory: str,
-    accept: Callable[[str], bool],
-    prune: Callable[[str], bool],
     depth: int,
-    seen: set[tuple[int, int]],
-) -> Iterator[Found]:
-    try:
-        entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
-    except OSError:
-        return
+    accept: Callable[[str], bool],
+    make: Make[T],
+    prune: Callable[[str], bool],
+) -> Generator[T, None, list[str]]:
+    """Items for one directory's accepted files; returns the subdirectories to enter."""
     subdirs: list[str] = []
-    for entry in entries:
-        try:
-            is_dir = entry.is_dir()
-        except OSError:
-            is_dir = False
-        if is_dir:
-            if depth > 1 and not prune(entry.name):
-                subdirs.append(entry.path)
-            continue
-        if not accept(entry.name):
-            continue
-        try:
-            yield Found(Path(entry.path), _version(entry.stat()))
-        except OSError as error:
-            yield Found(Path(entry.path), None, describe_os_error(error))
-    for subdir in subdirs:
-        try:
-            st = os.stat(subdir)
-        except OSError:
-            continue
-        identity = (st.st_dev, st.st_ino)
-        if identity in seen:
-            continue
-        seen.add(identity)
-        yield from _walk(subdir, accept, prune, depth - 1, seen)
+    try:
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                name = entry.name
+                if accept(name):
+                    try:
+                        st = entry.stat()
+                    except OSError as error:
+                        item = make(entry.path, None, describe_os_error(error))
+                    else:
+                        if stat.S_ISDIR(st.st_mode):
+                            item = None
+                        elif stat.S_ISREG(st.st_mode):
+                            version = FileVersion(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+                            item = make(entry.path, version, None)
+                        else:
+                            item = make(entry.path, None, "not a regular file")
+                    if item is not None:
+                        yield item
+                        continue
+                if depth > 1 and not prune(name) and _is_dir(entry):
+                    subdirs.append(entry.path)
+    except OSError:
+        pass
+    return subdirs
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False

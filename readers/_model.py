@@ -13,10 +13,11 @@ Invariants (checked on construction, so a reader cannot emit a bad value):
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 __all__ = [
     "Conversation",
@@ -51,13 +52,13 @@ def _require_utc(moment: datetime | None, what: str) -> None:
         raise ValueError(f"{what} must be timezone-aware, got {moment!r}")
 
 
-@dataclass(frozen=True, slots=True)
-class FileVersion:
+class FileVersion(NamedTuple):
     """Identity of the bytes a session was read from.
 
     ``marker`` distinguishes sessions that share one file (rows of a SQLite
     database, chats of an Aider history): it carries whatever the reader can
-    learn cheaply that changes when that one session changes.
+    learn cheaply that changes when that one session changes. A named tuple,
+    because every rescan makes one per file and compares it with the cache.
     """
 
     device: int
@@ -70,21 +71,24 @@ class FileVersion:
     def mtime(self) -> datetime:
         return datetime.fromtimestamp(self.mtime_ns / 1e9, tz=UTC)
 
+    def with_marker(self, marker: str) -> FileVersion:
+        """The same file version for one session of a shared file."""
+        return self._replace(marker=marker)
+
     def as_dict(self) -> dict[str, int | str]:
-        return {
-            "device": self.device,
-            "inode": self.inode,
-            "size": self.size,
-            "mtime_ns": self.mtime_ns,
-            "marker": self.marker,
-        }
+        return dict(self._asdict())
 
 
 @dataclass(frozen=True, slots=True)
 class SessionRef:
     """A session found by cheap discovery: enough to read it and to cache it.
 
-    ``locator`` tells the reader where inside ``path`` the session lives when
+    ``location`` is the file's path as a string (a ``Path`` is accepted and
+    converted): discovery makes one ref per file on every rescan, and building
+    a ``Path`` object per file would cost more than the ``stat`` itself.
+    ``path`` gives the ``Path`` when a reader needs one.
+
+    ``locator`` tells the reader where inside the file the session lives when
     one file holds several (a row id, a chat header); empty otherwise.
     ``updated_at`` is the newest activity the reader could learn cheaply
     (a database row's update time); None means "use the file's mtime".
@@ -92,7 +96,7 @@ class SessionRef:
 
     tool: str
     session_id: str
-    path: Path
+    location: str
     file_version: FileVersion
     locator: str = ""
     updated_at: datetime | None = None
@@ -100,7 +104,15 @@ class SessionRef:
     def __post_init__(self) -> None:
         if not self.session_id:
             raise ValueError("a session needs an id")
-        _require_utc(self.updated_at, "updated_at")
+        if type(self.location) is not str:
+            object.__setattr__(self, "location", os.fspath(self.location))
+        if self.updated_at is not None:
+            _require_utc(self.updated_at, "updated_at")
+
+    @property
+    def path(self) -> Path:
+        """The session's file."""
+        return Path(self.location)
 
     @property
     def key(self) -> str:

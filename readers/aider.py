@@ -39,8 +39,9 @@ Format rules, one function each:
   ``launched_by_program``.
 
 Only the chat's start time is logged, so every message carries it. Message
-ids are ``line-<n>``, the line in the chat where the record starts (the file
-is append-only, so they stay put).
+ids are ``line-<n>``, the chat line where the prompt or reply begins (the file
+is append-only, so they stay put). A closed chat's ``FileVersion.marker``
+(offset and length) no longer changes when later chats are appended.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ import os
 import re
 import stat
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
@@ -700,7 +701,7 @@ def _refs_in_file(path: Path) -> Iterator[SessionRef | Unresolved]:
             TOOL,
             _chat_id(where, chat.stamp, chat.ordinal),
             path,
-            replace(version, marker=chat.marker),
+            version.with_marker(chat.marker),
             locator=str(chat.offset),
             updated_at=chat_started_at(chat.stamp) if chat.closed else None,
         )

@@ -169,9 +169,9 @@ def _is_transcript_name(name: str) -> bool:
     return name.endswith(".jsonl")
 
 
-def _session_id(path: Path) -> str | None:
+def _session_id(location: str) -> str | None:
     """The file stem; None for old-layout subagent files ``agent-<id>.jsonl``."""
-    stem = path.name[: -len(".jsonl")]
+    stem = location.rpartition(os.sep)[2][: -len(".jsonl")]
     if not stem or stem.startswith("agent-"):
         return None
     return stem

@@ -38,6 +38,7 @@ Message ids are Codex's own item ids where present and unique, else
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -459,9 +460,9 @@ def _is_rollout_name(name: str) -> bool:
     return name.startswith("rollout-") and name.endswith(".jsonl")
 
 
-def session_id_from_path(path: Path) -> str | None:
+def session_id_from_path(location: str | os.PathLike[str]) -> str | None:
     """The uuid ending a rollout's file name (or the rest of the name without one)."""
-    stem = path.name[: -len(".jsonl")]
+    stem = os.path.basename(location)[: -len(".jsonl")]
     found = _UUID.search(stem)
     if found:
         return found.group(0)

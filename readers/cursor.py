@@ -99,13 +99,14 @@ def _projects_dir(root: Path) -> Path:
     return child if child.is_dir() else root
 
 
-def _transcript_session_id(path: Path) -> str | None:
+def _transcript_session_id(location: str) -> str | None:
     """A transcript's session id (its stem); None for files that are not transcripts.
 
     Accepted: ``agent-transcripts/<id>.jsonl`` and ``agent-transcripts/<id>/<id>.jsonl``.
     Subagent transcripts (``<id>/subagents/*.jsonl``) are part of their parent's
     run, never sessions of their own.
     """
+    path = Path(location)
     parent = path.parent
     if parent.name == _TRANSCRIPTS_DIR:
         return path.stem or None

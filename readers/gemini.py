@@ -83,12 +83,13 @@ def _accept(name: str) -> bool:
     return name.startswith(_PREFIX) and name.endswith(_SUFFIXES)
 
 
-def _session_id(path: Path) -> str | None:
+def _session_id(location: str) -> str | None:
     """The file name without prefix and extension; None outside a ``chats`` folder.
 
     ``logs/session-<id>.jsonl`` (prompt logs) shares the name pattern, so the
     parent folder decides.
     """
+    path = Path(location)
     if path.parent.name != _CHATS_DIR:
         return None
     stem = path.name.removesuffix(".jsonl").removesuffix(".json")

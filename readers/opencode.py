@@ -348,7 +348,7 @@ class OpenCodeReader:
                 self.tool,
                 row.id,
                 database,
-                replace(version, marker=row.marker),
+                version.with_marker(row.marker),
                 locator=row.id,
                 updated_at=row.updated_at,
             )
@@ -619,7 +619,7 @@ def _tree_ref(
             size += found.version.size
             newest = max(newest, found.version.mtime_ns)
     marker = f"{updated}:{count}:{size}:{newest}"
-    stamped = replace(version, marker=marker)
+    stamped = version.with_marker(marker)
     return SessionRef(tool, sid, path, stamped, updated_at=parse_timestamp(updated))
 
 

@@ -25,6 +25,7 @@ inside a folder named after their parent session file; they are not sessions.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -195,8 +196,9 @@ def _is_subagent_transcript(path: Path) -> bool:
     return folder.with_name(folder.name + ".jsonl").is_file()
 
 
-def session_id_from_path(path: Path) -> str | None:
+def session_id_from_path(location: str | os.PathLike[str]) -> str | None:
     """The session id the file name carries, the stem for other names, None for subagents."""
+    path = Path(location)
     if _is_subagent_transcript(path):
         return None
     match = _SESSION_FILE.match(path.name)

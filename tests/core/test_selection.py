@@ -38,7 +38,7 @@ def info(
     base = SessionInfo(
         tool=tool,
         session_id=sid,
-        path=Path(path or f"/t/{tool}/{sid}.jsonl"),
+        path=path or f"/t/{tool}/{sid}.jsonl",
         locator="",
         file_version=FileVersion(1, hash(sid) & 0xFFFF, 100, int(last.timestamp() * 1e9)),
         activity_at=last,

@@ -20,7 +20,7 @@ def sample(sid: str, **overrides: object) -> SessionInfo:
     values: dict[str, object] = {
         "tool": "claude-code",
         "session_id": sid,
-        "path": Path(f"/h/.claude/projects/p/{sid}.jsonl"),
+        "path": f"/h/.claude/projects/p/{sid}.jsonl",
         "locator": "",
         "file_version": FileVersion(64, 99, 1234, 1_764_460_800_123_456_789, "m"),
         "activity_at": NOW,
