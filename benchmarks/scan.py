@@ -34,11 +34,43 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-WORDS = (
-    "the loader parser config cache retry budget window cursor store index memory test "
-    "refactor failing flaky migration schema database deploy service timeout signal lock "
-    "please check why again tomorrow always never prefer decided because instead"
-).split()
+WORDS = [
+    "the",
+    "loader",
+    "parser",
+    "config",
+    "cache",
+    "retry",
+    "budget",
+    "window",
+    "cursor",
+    "store",
+    "index",
+    "memory",
+    "test",
+    "refactor",
+    "failing",
+    "flaky",
+    "migration",
+    "schema",
+    "database",
+    "deploy",
+    "service",
+    "timeout",
+    "signal",
+    "lock",
+    "please",
+    "check",
+    "why",
+    "again",
+    "tomorrow",
+    "always",
+    "never",
+    "prefer",
+    "decided",
+    "because",
+    "instead",
+]
 
 
 def sentence(rng: random.Random, low: int, high: int) -> str:
@@ -228,7 +260,8 @@ def main() -> None:
     paths = generate(home, args.sessions, args.seed)
     size = sum(p.stat().st_size for p in paths)
     print(
-        f"generated {len(paths):,} sessions, {size / 1e6:.1f} MB in {time.perf_counter() - started:.1f} s"
+        f"generated {len(paths):,} sessions, {size / 1e6:.1f} MB "
+        f"in {time.perf_counter() - started:.1f} s"
     )
 
     roots = {"claude-code": READERS["claude-code"].default_roots(os.environ, home)}
@@ -251,7 +284,8 @@ def main() -> None:
     assert again.read == 0, f"rescan re-read {again.read} sessions"
     print(f"stat() baseline:   {baseline * 1000:8.1f} ms")
     print(
-        f"unchanged rescan:  {rescan * 1000:8.1f} ms  = {rescan / baseline:.2f}x baseline (target <= 2x)"
+        f"unchanged rescan:  {rescan * 1000:8.1f} ms  = {rescan / baseline:.2f}x baseline "
+        "(target <= 2x)"
     )
 
     reader = READERS["claude-code"]
@@ -276,7 +310,8 @@ def main() -> None:
         + ", ".join(f"{n} {sample_bytes / 1e6 / t:.0f} MB/s" for n, t in sorted(timings.items()))
     )
     print(
-        f"claude-code read:  {reader_rate:8.1f} MB/s = {reader_rate / parse_rate:.2f}x {fastest} decode-only "
+        f"claude-code read:  {reader_rate:8.1f} MB/s = {reader_rate / parse_rate:.2f}x "
+        f"{fastest} decode-only "
         f"(target >= 0.5x; {len(refs)} largest files, {sample_bytes / 1e6:.1f} MB)"
     )
 
@@ -301,11 +336,13 @@ def main() -> None:
         )
         read = best_of(3, lambda: [reader.read(ref) for ref in real_refs])
         print(
-            f"real fixtures:     {real_bytes / 1e6 / read:8.1f} MB/s = {parse / read:.2f}x {fastest} decode-only "
+            f"real fixtures:     {real_bytes / 1e6 / read:8.1f} MB/s = {parse / read:.2f}x "
+            f"{fastest} decode-only "
             f"({len(real)} files, {real_bytes / 1e6:.1f} MB)"
         )
     print(
-        f"python {sys.version.split()[0]}, median file {statistics.median(p.stat().st_size for p in paths) / 1e3:.1f} kB"
+        f"python {sys.version.split()[0]}, "
+        f"median file {statistics.median(p.stat().st_size for p in paths) / 1e3:.1f} kB"
     )
     if args.keep is None:
         shutil.rmtree(workdir)

@@ -100,13 +100,23 @@ def connect_sqlite_readonly(path: Path) -> sqlite3.Connection:
     params = "mode=ro" if _maybe_in_use(path) else "mode=ro&immutable=1"
     uri = f"file:{quote(str(path.resolve()))}?{params}"
     connection = sqlite3.connect(uri, uri=True, timeout=2.0, check_same_thread=False)
+    # A damaged page can hold invalid UTF-8: keep what is readable instead of failing the row.
+    connection.text_factory = _lenient_text
     try:
         connection.execute("PRAGMA query_only = ON")
         connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.Error:
         connection.close()
         raise
+    except UnicodeDecodeError as error:
+        # SQLite's own message quoted the damaged schema text, which Python cannot decode.
+        connection.close()
+        raise sqlite3.DatabaseError("database disk image is malformed") from error
     return connection
+
+
+def _lenient_text(raw: bytes) -> str:
+    return raw.decode("utf-8", "replace")
 
 
 def _maybe_in_use(path: Path) -> bool:

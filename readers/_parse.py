@@ -41,6 +41,8 @@ def decode_json(data: bytes | str) -> Any:
         return _decode(data)
     except msgspec.DecodeError as error:
         raise JsonError(str(error)) from None
+    except RecursionError:
+        raise JsonError("nested too deeply") from None
 
 
 @dataclass(slots=True)
@@ -78,7 +80,7 @@ def decode_json_lines(data: bytes) -> JsonLines:
         try:
             result.records.append((index + 1, _decode(line)))
             continue
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):
             pass
         values = _split_concatenated(line)
         if values:

@@ -257,7 +257,7 @@ def _decode_transcript(data: bytes) -> _Decoded:
         try:
             decoded.records.append((index + 1, _decode_record(line)))
             decoded.good_lines += 1
-        except msgspec.DecodeError:
+        except (msgspec.DecodeError, RecursionError):
             _recover_line(decoded, line, index + 1, torn=index == last)
     return decoded
 

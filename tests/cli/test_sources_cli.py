@@ -208,6 +208,7 @@ def test_later_commands_say_they_are_not_available(isolated_home: Path, command:
 def test_transcripts_are_never_written(isolated_home: Path) -> None:
     """Listing and showing leave transcript bytes, mtime and folder contents untouched."""
     path = claude_session(isolated_home, SESSION, ["Refactor the loader", "More"])
+
     def snapshot() -> tuple[bytes, int, list[str]]:
         names = sorted(entry.name for entry in path.parent.iterdir())
         return path.read_bytes(), path.stat().st_mtime_ns, names

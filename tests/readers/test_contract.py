@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
