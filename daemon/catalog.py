@@ -17,7 +17,7 @@ from pathlib import Path
 from dreamd.errors import NotFound, SourceError
 from dreamd.inventory import SessionInfo, from_unresolved, summarize
 from dreamd.logs import get_logger
-from dreamd.readers import READERS, Conversation, Reader, SessionRef, Unresolved
+from dreamd.readers import READERS, Conversation, ProjectRoots, Reader, SessionRef, Unresolved
 from dreamd.statedb import CacheKey, StateDB
 
 __all__ = ["Catalog", "Progress", "ScanResult", "discover_all", "read_safely"]
@@ -105,20 +105,19 @@ class Catalog:
         seen: set[CacheKey] = set()
         tools = self.tools(only)
         for tool in tools:
-            for found in discover_all(self.readers[tool], self.source_roots[tool]):
-                if isinstance(found, Unresolved):
-                    sessions.append(from_unresolved(found))
-                    continue
-                key = (tool, found.location, found.locator)
-                seen.add(key)
-                cached = cache.get(key)
-                if cached is None:
-                    to_read.append(found)
-                elif cached.file_version == found.file_version or _still_valid(cached, found):
-                    sessions.append(cached)
-                else:
-                    to_read.append(found)
+            found = discover_all(self.readers[tool], self.source_roots[tool])
+            self._match(found, sessions, to_read, seen)
         fresh = self._read_all(to_read, now, progress)
+        # Tools that keep sessions inside project folders (Aider) are also looked
+        # for in every project the other tools reported, once those are known.
+        projects = sorted({i.project for i in (*cache.values(), *fresh) if i.project})
+        late: list[SessionRef] = []
+        for tool in tools:
+            reader = self.readers[tool]
+            if isinstance(reader, ProjectRoots):
+                found = discover_all(reader, reader.project_roots(projects))
+                self._match(found, sessions, late, seen)
+        fresh += self._read_all(late, now, progress)
         sessions.extend(fresh)
         for info in fresh:
             if info.unresolved is None:
@@ -128,7 +127,33 @@ class Catalog:
             self.state.forget_sessions(stale)
             for key in stale:
                 del cache[key]
-        return ScanResult(sessions, read=len(to_read), cached=len(sessions) - len(to_read))
+        read = len(to_read) + len(late)
+        return ScanResult(sessions, read=read, cached=len(sessions) - read)
+
+    def _match(
+        self,
+        found_items: Iterator[SessionRef | Unresolved],
+        sessions: list[SessionInfo],
+        to_read: list[SessionRef],
+        seen: set[CacheKey],
+    ) -> None:
+        """Sort discovered items into cached (unchanged) and to be read (new or changed)."""
+        cache = self._index or {}
+        for found in found_items:
+            if isinstance(found, Unresolved):
+                sessions.append(from_unresolved(found))
+                continue
+            key = (found.tool, found.location, found.locator)
+            if key in seen:
+                continue
+            seen.add(key)
+            cached = cache.get(key)
+            if cached is None:
+                to_read.append(found)
+            elif cached.file_version == found.file_version or _still_valid(cached, found):
+                sessions.append(cached)
+            else:
+                to_read.append(found)
 
     def _read_all(
         self, refs: list[SessionRef], now: datetime, progress: Progress | None

@@ -8,7 +8,7 @@ Tool names are the ones used in configuration tables and JSON output:
 from __future__ import annotations
 
 from ._model import Conversation, FileVersion, Message, Role, SessionRef, Unresolved, isoformat
-from ._protocol import Reader
+from ._protocol import ProjectRoots, Reader
 from .aider import READER as _aider
 from .claude_code import READER as _claude_code
 from .codex import READER as _codex
@@ -24,6 +24,7 @@ __all__ = [
     "Conversation",
     "FileVersion",
     "Message",
+    "ProjectRoots",
     "Reader",
     "Role",
     "SessionRef",

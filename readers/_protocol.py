@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from ._model import Conversation, SessionRef, Unresolved
 
-__all__ = ["Reader"]
+__all__ = ["ProjectRoots", "Reader"]
 
 
 class Reader(Protocol):
@@ -35,4 +35,17 @@ class Reader(Protocol):
 
     def read(self, ref: SessionRef) -> Conversation | Unresolved:
         """The cleaned conversation of one discovered session."""
+        ...
+
+
+@runtime_checkable
+class ProjectRoots(Protocol):
+    """A reader whose tool keeps sessions inside project folders (Aider).
+
+    Such a tool has no central store, so besides its default roots the
+    catalog offers it the project folders every other tool reported.
+    """
+
+    def project_roots(self, projects: Iterable[str]) -> tuple[Path, ...]:
+        """Roots to discover for these project folders (only ones that exist)."""
         ...

@@ -790,6 +790,10 @@ class AiderReader:
             else:
                 yield from _refs_in_file(found.path)
 
+    def project_roots(self, projects: Iterable[str]) -> tuple[Path, ...]:
+        """History files in project folders other tools reported (and their git roots)."""
+        return tuple(history_files_in(projects))
+
     def read(self, ref: SessionRef) -> Conversation | Unresolved:
         """The cleaned conversation of one chat."""
         data = load_bytes(ref)
