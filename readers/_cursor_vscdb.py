@@ -286,7 +286,7 @@ def _inline_composers(
             SessionRef(
                 TOOL,
                 cid,
-                path,
+                str(path),
                 version.with_marker(_content_marker(conversation)),
                 locator=f"composer:{cid}",
                 updated_at=_epoch_time(composer.get("lastUpdatedAt"), composer.get("createdAt")),
@@ -307,7 +307,7 @@ def _chat_tabs(
             SessionRef(
                 TOOL,
                 tab_id,
-                path,
+                str(path),
                 version.with_marker(_content_marker(bubbles)),
                 locator=f"chat:{tab_id}",
                 updated_at=_epoch_time(tab.get("lastSendTime")),
@@ -385,7 +385,7 @@ def _scan_kv_table(
             SessionRef(
                 TOOL,
                 row.cid,
-                path,
+                str(path),
                 version.with_marker(marker),
                 locator=f"kv:{row.cid}",
                 updated_at=_epoch_time(row.updated, row.created),

@@ -700,7 +700,7 @@ def _refs_in_file(path: Path) -> Iterator[SessionRef | Unresolved]:
         yield SessionRef(
             TOOL,
             _chat_id(where, chat.stamp, chat.ordinal),
-            path,
+            str(path),
             version.with_marker(chat.marker),
             locator=str(chat.offset),
             updated_at=chat_started_at(chat.stamp) if chat.closed else None,

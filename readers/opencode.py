@@ -347,7 +347,7 @@ class OpenCodeReader:
             yield SessionRef(
                 self.tool,
                 row.id,
-                database,
+                str(database),
                 version.with_marker(row.marker),
                 locator=row.id,
                 updated_at=row.updated_at,
@@ -620,7 +620,7 @@ def _tree_ref(
             newest = max(newest, found.version.mtime_ns)
     marker = f"{updated}:{count}:{size}:{newest}"
     stamped = version.with_marker(marker)
-    return SessionRef(tool, sid, path, stamped, updated_at=parse_timestamp(updated))
+    return SessionRef(tool, sid, str(path), stamped, updated_at=parse_timestamp(updated))
 
 
 def _read_tree(ref: SessionRef) -> tuple[_Session, list[_Record]]:
