@@ -9,7 +9,8 @@ temporary HOME, then prints:
 
 1. first scan: discovery plus a full read of every session into the cache;
 2. unchanged rescan against a baseline that only ``stat()``s the same files
-   (target: at most 2x the baseline);
+   (target: at most 2x the baseline), as the service runs it (the catalog
+   keeps its cache in memory), and cold (a new process loading the cache);
 3. full-read throughput of the Claude Code reader against a baseline that only
    decodes the same lines with the fastest JSON parser installed (target: at
    least 0.5x the baseline).
@@ -282,10 +283,15 @@ def main() -> None:
     rescan = best_of(5, catalog.scan)
     again = catalog.scan()
     assert again.read == 0, f"rescan re-read {again.read} sessions"
+    cold = best_of(3, lambda: Catalog(state, roots).scan())
     print(f"stat() baseline:   {baseline * 1000:8.1f} ms")
     print(
         f"unchanged rescan:  {rescan * 1000:8.1f} ms  = {rescan / baseline:.2f}x baseline "
-        "(target <= 2x)"
+        "(target <= 2x; the service's periodic rescan, cache in memory)"
+    )
+    print(
+        f"cold rescan:       {cold * 1000:8.1f} ms  = {cold / baseline:.2f}x baseline "
+        "(a new process: the cache is loaded from the state database first)"
     )
 
     reader = READERS["claude-code"]

@@ -139,7 +139,7 @@ class Catalog:
     ) -> None:
         """Sort discovered items into cached (unchanged) and to be read (new or changed)."""
         cache = self._index or {}
-        for found in found_items:
+        for found in found_items:  # once per file on every rescan: kept lean
             if isinstance(found, Unresolved):
                 sessions.append(from_unresolved(found))
                 continue
@@ -148,9 +148,9 @@ class Catalog:
                 continue
             seen.add(key)
             cached = cache.get(key)
-            if cached is None:
-                to_read.append(found)
-            elif cached.file_version == found.file_version or _still_valid(cached, found):
+            if cached is not None and (
+                cached.file_version == found.file_version or _still_valid(cached, found)
+            ):
                 sessions.append(cached)
             else:
                 to_read.append(found)

@@ -12,8 +12,8 @@ machine-generated, and how many substantive human replies follow it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from dreamd.readers import Conversation, FileVersion, Message, Unresolved
 
@@ -26,12 +26,11 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class SessionInfo:
+class SessionInfo(NamedTuple):
     """One session as selection sees it. ``unresolved`` holds the reason a read failed.
 
-    ``path`` is a string, like ``SessionRef.location``: ten thousand of these
-    are loaded from the cache on every listing.
+    A named tuple with a string ``path``, like ``SessionRef.location``: ten
+    thousand of these are loaded from the cache on every listing.
     """
 
     tool: str

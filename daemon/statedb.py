@@ -146,8 +146,8 @@ class StateDB:
     def load_session_cache(self) -> dict[CacheKey, SessionInfo]:
         """Every cached session, keyed by (tool, path, locator)."""
         with self.transaction() as connection:
-            rows = connection.execute(select(session_cache)).all()
-        return {(row.tool, row.path, row.locator): _info_from_row(row) for row in rows}
+            rows = connection.execute(select(*_CACHE_COLUMNS)).all()
+        return {(row[0], row[2], row[3]): _info_from_row(row) for row in rows}
 
     def save_sessions(self, infos: Iterable[SessionInfo], *, now: datetime) -> None:
         """Insert or replace the cache rows of ``infos`` (those with a file version)."""
@@ -226,23 +226,38 @@ def _stamp(value: datetime | None) -> float | None:
     return None if value is None else value.timestamp()
 
 
+#: Columns in ``SessionInfo`` field order, the file version's five spliced in.
+_CACHE_COLUMNS = tuple(
+    session_cache.c[name]
+    for name in (
+        "tool", "session_id", "path", "locator",
+        "device", "inode", "size", "mtime_ns", "marker",
+        "activity_at", "project", "first_message_at", "last_message_at",
+        "messages", "user_messages", "revision", "machine_opening", "human_replies",
+        "unresolved",
+    )
+)  # fmt: skip
+
+
 def _info_from_row(row: Any) -> SessionInfo:
+    """A ``SessionInfo`` from a row of ``_CACHE_COLUMNS`` (positional: ten thousand per load)."""
+    moment = _moment
     return SessionInfo(
-        tool=row.tool,
-        session_id=row.session_id,
-        path=row.path,
-        locator=row.locator,
-        file_version=FileVersion(row.device, row.inode, row.size, row.mtime_ns, row.marker),
-        activity_at=_moment(row.activity_at),
-        project=row.project,
-        first_message_at=_moment(row.first_message_at),
-        last_message_at=_moment(row.last_message_at),
-        messages=row.messages,
-        user_messages=row.user_messages,
-        revision=row.revision,
-        machine_opening=bool(row.machine_opening),
-        human_replies=row.human_replies,
-        unresolved=row.unresolved,
+        row[0],
+        row[1],
+        row[2],
+        row[3],
+        FileVersion(row[4], row[5], row[6], row[7], row[8]),
+        moment(row[9]),
+        row[10],
+        moment(row[11]),
+        moment(row[12]),
+        row[13],
+        row[14],
+        row[15],
+        bool(row[16]),
+        row[17],
+        row[18],
     )
 
 

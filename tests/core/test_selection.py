@@ -48,7 +48,7 @@ def info(
         revision=f"rev-{sid}",
         human_replies=max(users - 1, 0),
     )
-    return replace(base, **changes)  # type: ignore[arg-type]
+    return base._replace(**changes)
 
 
 def statuses(sessions: list[SessionInfo], **kwargs: object) -> dict[str, str]:
@@ -140,7 +140,7 @@ class TestGuards:
         session = info("e", age=guard)
         assert live_reason(session, NOW, guard, frozenset()) is None
         assert live_reason(
-            replace(session, activity_at=NOW - guard + timedelta(seconds=1)),
+            session._replace(activity_at=NOW - guard + timedelta(seconds=1)),
             NOW,
             guard,
             frozenset(),
