@@ -110,11 +110,11 @@ class Catalog:
         fresh = self._read_all(to_read, now, progress)
         # Tools that keep sessions inside project folders (Aider) are also looked
         # for in every project the other tools reported, once those are known.
-        projects = sorted({i.project for i in (*cache.values(), *fresh) if i.project})
         late: list[SessionRef] = []
-        for tool in tools:
-            reader = self.readers[tool]
-            if isinstance(reader, ProjectRoots):
+        rooted = [r for r in map(self.readers.__getitem__, tools) if isinstance(r, ProjectRoots)]
+        if rooted:
+            projects = sorted({i.project for i in (*cache.values(), *fresh) if i.project})
+            for reader in rooted:
                 found = discover_all(reader, reader.project_roots(projects))
                 self._match(found, sessions, late, seen)
         fresh += self._read_all(late, now, progress)
@@ -122,7 +122,7 @@ class Catalog:
         for info in fresh:
             if info.unresolved is None:
                 cache[(info.tool, info.path, info.locator)] = info
-        stale = [key for key in cache if key[0] in tools and key not in seen]
+        stale = [key for key in cache.keys() - seen if key[0] in tools]
         if stale:
             self.state.forget_sessions(stale)
             for key in stale:
