@@ -235,3 +235,27 @@ def test_module_and_version(isolated_home: Path) -> None:
     """`python -m dreamd --version` works."""
     result = run(isolated_home, "--version")
     assert result.returncode == 0 and "dreamd, version" in result.stdout
+
+
+def test_bad_sources_are_listed_unresolved_without_traceback(isolated_home: Path) -> None:
+    """Garbage, empty, looping and fake-database sources are listed with reasons; exit 0."""
+    folder = isolated_home / ".claude" / "projects" / "-x"
+    folder.mkdir(parents=True)
+    (folder / "garbage.jsonl").write_bytes(bytes(range(256)) * 8)
+    (folder / "empty.jsonl").write_bytes(b"")
+    (folder / "loop.jsonl").symlink_to(folder / "loop.jsonl")
+    database = isolated_home / ".local" / "share" / "opencode" / "opencode.db"
+    database.parent.mkdir(parents=True)
+    database.write_text("not a database")
+    result = run(isolated_home, "sources", "list", "--json")
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    reasons = {
+        entry["id"]: (entry["status"], entry["reason"]) for entry in json.loads(result.stdout)
+    }
+    assert reasons["garbage"][0] == "unresolved" and "JSON" in reasons["garbage"][1]
+    assert reasons["empty"] == ("unresolved", "empty file")
+    assert reasons["loop"] == ("unresolved", "symlink loop")
+    assert any(
+        status == "unresolved" and "database" in reason for status, reason in reasons.values()
+    )

@@ -1,0 +1,100 @@
+"""JSON logging: one object per line, library logs included, no frame locals."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import structlog
+
+from dreamd.logs import configure_logging, get_logger
+
+
+@pytest.fixture(autouse=True)
+def reset_logging() -> Iterator[None]:
+    yield
+    structlog.contextvars.clear_contextvars()
+    configure_logging("warning", stream=io.StringIO())
+
+
+def lines(stream: io.StringIO) -> list[dict[str, object]]:
+    return [json.loads(line) for line in stream.getvalue().splitlines()]
+
+
+def test_event_lines_carry_ts_level_event_and_run_id() -> None:
+    """Every line is JSON with an ISO UTC ts, level, dotted event and the bound run_id."""
+    stream = io.StringIO()
+    configure_logging("info", stream=stream)
+    structlog.contextvars.bind_contextvars(run_id="r-1")
+    get_logger("dreamd.test").info("collect.window.planted", items=2)
+    (line,) = lines(stream)
+    assert list(line)[:4] == ["ts", "level", "event", "run_id"]
+    assert (line["level"], line["event"], line["run_id"], line["items"]) == (
+        "info",
+        "collect.window.planted",
+        "r-1",
+        2,
+    )
+    assert str(line["ts"]).endswith("Z")
+
+
+def test_standard_library_logs_are_json_too() -> None:
+    """A library logging through `logging` comes out as the same JSON."""
+    stream = io.StringIO()
+    configure_logging("info", stream=stream)
+    logging.getLogger("apscheduler.scheduler").warning("job %s missed", "collect")
+    (line,) = lines(stream)
+    assert (line["event"], line["level"], line["logger"]) == (
+        "job collect missed",
+        "warning",
+        "apscheduler.scheduler",
+    )
+
+
+def test_level_filters() -> None:
+    """Lines below the configured level are not written."""
+    stream = io.StringIO()
+    configure_logging("warning", stream=stream)
+    get_logger().info("quiet")
+    get_logger().warning("loud")
+    assert [line["event"] for line in lines(stream)] == ["loud"]
+
+
+def test_exceptions_are_structured_without_locals() -> None:
+    """A logged exception is data (type, value, frames) and never shows frame locals."""
+    stream = io.StringIO()
+    configure_logging("info", stream=stream)
+    secret = "sk-ant-api03-do-not-log-me"
+    try:
+        raise ValueError("bad value")
+    except ValueError:
+        get_logger().exception("job.failed")
+    assert secret not in stream.getvalue()
+    (line,) = lines(stream)
+    (error,) = line["exception"]  # type: ignore[misc]
+    assert (error["exc_type"], error["exc_value"]) == ("ValueError", "bad value")
+    assert all("locals" not in frame for frame in error["frames"])
+
+
+def test_journald_prefix_gives_priorities() -> None:
+    """Under journald each line starts with its syslog priority and is JSON after it."""
+    stream = io.StringIO()
+    configure_logging("debug", stream=stream, journald=True)
+    get_logger().error("boom")
+    get_logger().info("fine")
+    raw = stream.getvalue().splitlines()
+    assert raw[0].startswith("<3>{") and raw[1].startswith("<6>{")
+    assert json.loads(raw[0][3:])["event"] == "boom"
+
+
+def test_file_destination_rotates(tmp_path: Path) -> None:
+    """A log file is created (with its folder) and holds JSON lines."""
+    target = tmp_path / "logs" / "dreamd.log"
+    configure_logging("info", file=target)
+    get_logger().info("service.started")
+    logging.getLogger().handlers[0].flush()
+    assert json.loads(target.read_text().splitlines()[0])["event"] == "service.started"
