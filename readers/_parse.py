@@ -23,6 +23,7 @@ __all__ = [
     "decode_json",
     "decode_json_lines",
     "iter_strings",
+    "line_ids",
     "parse_timestamp",
     "strip_tagged_blocks",
 ]
@@ -152,6 +153,16 @@ def strip_tagged_blocks(text: str, tags: Iterable[str]) -> str:
         )
         _tag_cache[key] = pattern
     return pattern.sub("", text)
+
+
+def line_ids(records: Iterable[tuple[int, Any]]) -> Iterator[tuple[str, Any]]:
+    """Stable message ids from line numbers: ``line-<n>``, and ``line-<n>-<k>`` for
+    the k-th extra object written onto the same line. Appends never change them."""
+    previous, extra = -1, 0
+    for line, record in records:
+        extra = extra + 1 if line == previous else 0
+        previous = line
+        yield (f"line-{line}" if extra == 0 else f"line-{line}-{extra}"), record
 
 
 def iter_strings(values: Iterable[Any]) -> Iterator[str]:

@@ -48,7 +48,7 @@ from typing import Any
 
 from ._common import discover_files, load_json_lines, unresolved
 from ._model import Conversation, Message, Role, SessionRef, Unresolved
-from ._parse import parse_timestamp
+from ._parse import line_ids, parse_timestamp
 
 __all__ = [
     "READER",
@@ -418,19 +418,10 @@ def _visit_legacy(state: _Rollout, record: dict[str, Any], where: _Where) -> Non
         state.recognised = True
 
 
-def _line_ids(records: Iterable[tuple[int, Any]]) -> Iterator[tuple[str, Any]]:
-    """``line-<n>`` per record, ``line-<n>-<k>`` for the k-th extra object on one line."""
-    previous, extra = -1, 0
-    for line, record in records:
-        extra = extra + 1 if line == previous else 0
-        previous = line
-        yield (f"line-{line}" if extra == 0 else f"line-{line}-{extra}"), record
-
-
 def parse_rollout(records: Iterable[tuple[int, Any]]) -> _Rollout:
     """One pass over decoded ``(line, record)`` pairs. Pure."""
     state = _Rollout()
-    for line_id, record in _line_ids(records):
+    for line_id, record in line_ids(records):
         stamp = parse_timestamp(record.get("timestamp")) if isinstance(record, dict) else None
         _visit(state, record, _Where(line_id, stamp))
     return state

@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from ._common import discover_files, load_json_lines, unresolved
 from ._cursor_vscdb import TOOL, database_root_kind, discover_databases, read_database_session
 from ._model import Conversation, Message, Role, SessionRef, Unresolved
-from ._parse import strip_tagged_blocks
+from ._parse import line_ids, strip_tagged_blocks
 
 __all__ = ["READER", "CursorReader", "cursor_home", "ide_user_dir"]
 
@@ -180,15 +180,6 @@ def _record_text(record: dict[str, Any], role: Role) -> str:
     return _typed_prompt(joined) if role == "user" else joined
 
 
-def _line_ids(records: Iterable[tuple[int, Any]]) -> Iterator[tuple[str, Any]]:
-    """Stable ids from line numbers; a second object on one line gets a suffix."""
-    previous, count = -1, 0
-    for line, record in records:
-        count = count + 1 if line == previous else 0
-        previous = line
-        yield (f"line-{line}" if count == 0 else f"line-{line}.{count}"), record
-
-
 def _read_transcript(ref: SessionRef) -> Conversation | Unresolved:
     """A cleaned conversation from an agent-transcript JSONL file."""
     lines = load_json_lines(ref)
@@ -196,7 +187,7 @@ def _read_transcript(ref: SessionRef) -> Conversation | Unresolved:
         return lines
     messages: list[Message] = []
     saw_turn = False
-    for message_id, record in _line_ids(lines.records):
+    for message_id, record in line_ids(lines.records):
         role = _record_role(record)
         if role is None:
             continue

@@ -18,6 +18,7 @@ from readers import READERS, Conversation, SessionRef, Unresolved
 from readers._io import stat_version
 from readers.claude_code import READER
 from tests.readers.layout_claude_code import lay_out
+from tests.readers.oracle import strings_in
 
 SESSION = "3f2a9c1e-5b7d-4e2f-9a1c-0d8e7f6a5b4c"
 PROJECT = "/home/user/work/shop"
@@ -784,17 +785,6 @@ def _blocks(record: dict[str, Any]) -> list[dict[str, Any]]:
     return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 
 
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-
-
 def _is_plan(block: dict[str, Any]) -> bool:
     """A plan-mode plan: it comes back as the next "Implement the following plan" prompt."""
     tool_input = block.get("input") or {}
@@ -811,16 +801,16 @@ def _forbidden_texts(records: list[dict[str, Any]]) -> set[str]:
             if kind == "thinking":
                 found.add(str(block.get("thinking", "")))
             elif kind == "tool_use" and not _is_plan(block):
-                found.update(s for s in _strings(block.get("input")) if len(s) >= 200)
+                found.update(s for s in strings_in(block.get("input")) if len(s) >= 200)
             elif kind == "tool_result":
-                found.update(_strings(block.get("content")))
-        for string in _strings(record):
+                found.update(strings_in(block.get("content")))
+        for string in strings_in(record):
             found.update(_REMINDER.findall(string))
         is_hidden = record.get("isMeta") or record.get("isCompactSummary")
         if record.get("type") == "user" and is_hidden:
-            found.update(_strings((record.get("message") or {}).get("content")))
+            found.update(strings_in((record.get("message") or {}).get("content")))
         if record.get("type") == "system":
-            found.update(_strings(record.get("content")))
+            found.update(strings_in(record.get("content")))
     return {text.strip() for text in found if len(text.strip()) >= 60}
 
 

@@ -229,7 +229,7 @@ def test_two_records_on_one_line_and_torn_tail_are_recovered(isolated_home: Path
     conversation = _read(_refs(_projects(isolated_home))["s"])
     assert [(m.id, m.text) for m in conversation.messages] == [
         ("line-1", "one"),
-        ("line-1.1", "two"),
+        ("line-1-1", "two"),
     ]
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from readers import READERS, Conversation, SessionRef, Unresolved
 from readers._io import stat_version
 from readers.gemini import READER
 from tests.readers.layout_gemini import lay_out
+from tests.readers.oracle import strings_in
 
 SESSION = "2026-01-01T10-00-abcd1234"
 STAMP = "2026-01-01T10:00:{:02d}.000Z"
@@ -588,26 +588,14 @@ def _plain(content: Any) -> str:
     return "".join(p.get("text", "") for p in content if isinstance(p, dict))
 
 
-def _strings(value: Any) -> Iterator[str]:
-    """Every string nested anywhere inside ``value``."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-
-
-def _hidden_strings(records: list[dict[str, Any]]) -> list[str]:
+def _hiddenstrings_in(records: list[dict[str, Any]]) -> list[str]:
     """Long thought, tool and notice strings that no kept turn says itself."""
     said = [_plain(r["content"]) for r in records if r["type"] in ("user", "gemini")]
     candidates: list[str] = []
     for record in records:
-        candidates.extend(_strings([record.get("thoughts"), record.get("toolCalls")]))
+        candidates.extend(strings_in([record.get("thoughts"), record.get("toolCalls")]))
         if record["type"] not in ("user", "gemini"):
-            candidates.extend(_strings(record["content"]))
+            candidates.extend(strings_in(record["content"]))
     return [s for s in candidates if len(s) >= 30 and not any(s in text for text in said)]
 
 
@@ -629,7 +617,7 @@ def test_real_fixtures_keep_prompts_and_replies_only(
             if r["type"] in ("user", "gemini") and _plain(r["content"]).strip()
         ]
         assert texts(conversation) == expected, source.name
-        hidden = _hidden_strings(records)
+        hidden = _hiddenstrings_in(records)
         joined = "\n".join(m.text for m in conversation.messages)
         for secret in hidden:
             assert secret not in joined, (source.name, secret[:60])
