@@ -16,10 +16,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from sqlalchemy import (
     Boolean,
     Column,
@@ -47,13 +49,14 @@ from dreamd.selection import CursorEntry
 
 __all__ = [
     "HEAD_REVISION",
+    "JobRun",
     "StateDB",
     "cursor_entries",
     "open_state",
 ]
 
 #: The newest migration; ``open_state`` skips Alembic entirely when the file is at it.
-HEAD_REVISION = "0001"
+HEAD_REVISION = "0002"
 
 metadata = MetaData(
     naming_convention={
@@ -101,7 +104,32 @@ cursor_session = Table(
     Column("updated_at", Float, nullable=False),
 )
 
+job_run = Table(
+    "job_run",
+    metadata,
+    Column("run_id", String, primary_key=True),
+    Column("job", String, nullable=False),
+    Column("mode", String, nullable=False),
+    Column("started_at", Float, nullable=False),
+    Column("finished_at", Float),
+    Column("outcome", String),
+    Column("summary", Text, nullable=False, default="{}"),
+)
+
 CacheKey = tuple[str, str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class JobRun:
+    """One recorded run of a job (``collect`` or ``dream``)."""
+
+    run_id: str
+    job: str
+    mode: str
+    started_at: datetime
+    finished_at: datetime | None
+    outcome: str | None
+    summary: dict[str, Any]
 
 
 def _on_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
@@ -178,6 +206,45 @@ class StateDB:
                     )
                 )
 
+    def start_run(self, run_id: str, job: str, mode: str, now: datetime) -> None:
+        """Record that a job run started (its completion is recorded by ``finish_run``)."""
+        with self.transaction() as connection:
+            connection.execute(
+                job_run.insert().values(
+                    run_id=run_id, job=job, mode=mode, started_at=now.timestamp(), summary="{}"
+                )
+            )
+
+    def finish_run(
+        self, run_id: str, *, outcome: str, mode: str, summary: dict[str, Any], now: datetime
+    ) -> None:
+        """Record a run's completion: outcome, final mode and summary counts."""
+        with self.transaction() as connection:
+            connection.execute(
+                job_run.update()
+                .where(job_run.c.run_id == run_id)
+                .values(
+                    finished_at=now.timestamp(),
+                    outcome=outcome,
+                    mode=mode,
+                    summary=msgspec.json.encode(summary).decode(),
+                )
+            )
+
+    def run(self, run_id: str) -> JobRun | None:
+        """One recorded run, or None."""
+        with self.transaction() as connection:
+            row = connection.execute(select(job_run).where(job_run.c.run_id == run_id)).first()
+        return None if row is None else _run_from_row(row)
+
+    def runs(self, job: str | None = None, limit: int = 20) -> list[JobRun]:
+        """The most recent runs, newest first."""
+        query = select(job_run).order_by(job_run.c.started_at.desc()).limit(limit)
+        if job is not None:
+            query = query.where(job_run.c.job == job)
+        with self.transaction() as connection:
+            return [_run_from_row(row) for row in connection.execute(query)]
+
     def cursor(self) -> dict[str, CursorEntry]:
         """The cursor's per-session entries keyed by ``tool:id``."""
         with self.transaction() as connection:
@@ -216,6 +283,18 @@ def cursor_entries(connection: Connection) -> dict[str, CursorEntry]:
         f"{row.tool}:{row.session_id}": CursorEntry(row.state, row.revision, row.reason)
         for row in rows
     }
+
+
+def _run_from_row(row: Any) -> JobRun:
+    return JobRun(
+        run_id=row.run_id,
+        job=row.job,
+        mode=row.mode,
+        started_at=datetime.fromtimestamp(row.started_at, tz=UTC),
+        finished_at=_moment(row.finished_at),
+        outcome=row.outcome,
+        summary=msgspec.json.decode(row.summary or "{}"),
+    )
 
 
 def _moment(value: float | None) -> datetime | None:

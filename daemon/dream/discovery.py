@@ -1,0 +1,115 @@
+"""Which memory folders a dream visits, and which repository each one is checked against.
+
+Seed 000 STEP 1 looks in three places: ``.claude/projects/*/memory/``,
+``.claude/agent-memory/*/`` and ``.claude/memory/``. dreamd looks there
+under the user's Claude Code directory and under every project directory
+the transcripts name, plus configured roots.
+
+Pairing (issue 3): a folder inside ``<repo>/.claude/`` is checked against
+that repo. A ``~/.claude/projects/<encoded>/memory/`` folder is checked
+against the working directory its own transcripts record — the encoded
+folder name is lossy and is never decoded. Anything else has no repository:
+every reference in it is unverifiable, so nothing in it goes stale.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["FolderTarget", "claude_dir", "discover_folders", "repo_for_encoded"]
+
+INDEX = "MEMORY.md"
+
+
+@dataclass(frozen=True, slots=True)
+class FolderTarget:
+    """A memory folder to dream over and the repository its references live in."""
+
+    path: Path
+    repo: Path | None
+
+
+def claude_dir(env: Mapping[str, str], home: Path) -> Path:
+    """Claude Code's own directory: ``$CLAUDE_CONFIG_DIR`` or ``~/.claude``."""
+    configured = env.get("CLAUDE_CONFIG_DIR", "").strip()
+    if configured and "," not in configured:
+        return Path(configured).expanduser()
+    return home / ".claude"
+
+
+def _is_memory_folder(path: Path) -> bool:
+    """A folder with an index, or with Markdown memories and no index yet."""
+    if not path.is_dir():
+        return False
+    if (path / INDEX).is_file():
+        return True
+    return any(child.suffix == ".md" and child.is_file() for child in path.iterdir())
+
+
+def _candidates(claude: Path) -> list[Path]:
+    """The seed's three memory locations under one ``.claude`` directory."""
+    found: list[Path] = []
+    for pattern in ("projects/*/memory", "agent-memory/*"):
+        found.extend(sorted(claude.glob(pattern)))
+    found.append(claude / "memory")
+    return [path for path in found if _is_memory_folder(path)]
+
+
+def repo_for_encoded(
+    encoded_folder: Path, session_projects: Mapping[Path, Sequence[str]]
+) -> Path | None:
+    """The project directory the transcripts in ``encoded_folder`` record (most common).
+
+    ``session_projects`` maps a transcript folder to the ``project`` of each
+    session found in it. Ties go to the lexically first path, so the pairing
+    is stable.
+    """
+    projects = [p for p in session_projects.get(encoded_folder, ()) if p]
+    if not projects:
+        return None
+    project, _count = min(Counter(projects).items(), key=lambda item: (-item[1], item[0]))
+    return Path(project)
+
+
+def discover_folders(
+    claude: Path,
+    projects: Iterable[str],
+    session_projects: Mapping[Path, Sequence[str]],
+    extra_roots: Iterable[Path] = (),
+    only: Sequence[Path] = (),
+) -> list[FolderTarget]:
+    """Every memory folder to visit, each paired with its repository.
+
+    ``only`` (``--root``, repeatable) restricts the run to those folders.
+    """
+    targets: dict[Path, FolderTarget] = {}
+    for folder in _candidates(claude):
+        repo = None
+        if folder.name == "memory" and folder.parent.parent == claude / "projects":
+            repo = repo_for_encoded(folder.parent, session_projects)
+        targets.setdefault(folder.resolve(), FolderTarget(folder, repo))
+    for project in sorted(set(projects)):
+        repo = Path(project)
+        for folder in _candidates(repo / ".claude"):
+            targets.setdefault(folder.resolve(), FolderTarget(folder, repo))
+    for root in extra_roots:
+        if _is_memory_folder(root):
+            targets.setdefault(root.resolve(), FolderTarget(root, _enclosing_repo(root)))
+    if only:
+        wanted = {path.resolve() for path in only}
+        chosen = [t for key, t in targets.items() if key in wanted]
+        known = {key for key in targets if key in wanted}
+        chosen += [FolderTarget(p, _enclosing_repo(p)) for p in only if p.resolve() not in known]
+        return sorted(chosen, key=lambda t: str(t.path))
+    return sorted(targets.values(), key=lambda t: str(t.path))
+
+
+def _enclosing_repo(folder: Path) -> Path | None:
+    """For ``<repo>/.claude/...`` folders, the repo; otherwise unknown."""
+    for parent in folder.resolve().parents:
+        if parent.name == ".claude":
+            return parent.parent
+    return None
