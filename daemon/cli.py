@@ -19,6 +19,9 @@ import click
 from dreamd import __version__
 from dreamd.catalog import Catalog
 from dreamd.config import Settings, load_settings
+from dreamd.dream.gardener import DreamRequest, default_budget
+from dreamd.dream.report import markdown, to_json
+from dreamd.dream.run import dream_job, undo_job
 from dreamd.errors import DreamdError, NotAvailable
 from dreamd.logs import configure_logging, get_logger
 from dreamd.readers import READERS
@@ -142,14 +145,65 @@ def _not_yet(name: str, issue: str) -> Callable[..., None]:
     return command
 
 
+@cli.command("dream")
+@click.option("--dry-run", is_flag=True, help="Change nothing; write a pending proposal.")
+@click.option("--apply-pending", is_flag=True, help="Apply the pending proposals.")
+@click.option(
+    "--root",
+    "roots",
+    multiple=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Only this memory folder (repeatable).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@config_option
+def dream(
+    dry_run: bool,
+    apply_pending: bool,
+    roots: tuple[Path, ...],
+    as_json: bool,
+    config_path: Path | None,
+) -> None:
+    """Consolidate memory: trash stale, duplicate and contradicted memories, rebuild indexes."""
+    if dry_run and apply_pending:
+        raise click.UsageError("--dry-run and --apply-pending cannot be combined")
+    settings, state = _setup(config_path)
+    configured = settings.config.dream
+    mode = "dry-run" if dry_run or configured.mode == "propose" else "apply"
+    request = DreamRequest(
+        mode="apply-pending" if apply_pending else mode,  # type: ignore[arg-type]
+        now=datetime.now(UTC),
+        budget=default_budget(os.environ, configured.index_budget_bytes),
+        only=tuple(path.absolute() for path in roots),
+        extra_roots=tuple(Path(root).expanduser() for root in configured.roots),
+    )
+    outcome = dream_job(
+        request, state=state, state_dir=settings.data_dir, env=os.environ, home=Path.home()
+    )
+    if as_json:
+        click.echo(dump_json(to_json(outcome.report)))
+    else:
+        click.echo(markdown(outcome.report), nl=False)
+    if outcome.exit_code:
+        raise SystemExit(outcome.exit_code)
+
+
+@cli.command("undo")
+@click.argument("run_id")
+@config_option
+def undo(run_id: str, config_path: Path | None) -> None:
+    """Put back everything one dream run moved or rewrote, byte for byte."""
+    settings, state = _setup(config_path)
+    restored = undo_job(run_id, state=state, state_dir=settings.data_dir)
+    click.echo(f"restored {len(restored)} file(s) changed by run {run_id}")
+
+
 _PLANNED = {
     "run": ("Run the service: scheduler and transcript watcher.", "the service"),
     "collect": ("One collector pass now.", "the collector"),
-    "dream": ("One dream (memory consolidation) pass now.", "the dream"),
     "status": ("Last runs, next runs, backlog, pending plans, lock holder.", "the service"),
     "install-service": ("Write the systemd user unit or launchd agent.", "the service"),
     "uninstall-service": ("Remove the systemd user unit or launchd agent.", "the service"),
-    "undo": ("Put back everything one dream run moved or rewrote.", "the dream"),
 }
 
 for _name, (_help, _issue) in _PLANNED.items():

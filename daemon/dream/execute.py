@@ -39,6 +39,7 @@ __all__ = [
     "atomic_write",
     "inside",
     "sha256_of",
+    "undo_conflicts",
     "undo_run",
 ]
 
@@ -238,6 +239,13 @@ def plan_undo(run_dir: Path) -> list[_Step]:
         elif op == "mkdir":
             steps.append(_Step("rmdir", entry))
     return list(reversed(steps))
+
+
+def undo_conflicts(run_dir: Path) -> list[str]:
+    """Why the run cannot be undone now (empty when it can)."""
+    if (run_dir / "undone").exists():
+        return [f"run {run_dir.name} was already undone"]
+    return [step.conflict for step in plan_undo(run_dir) if step.conflict]
 
 
 def undo_run(run_dir: Path) -> list[str]:

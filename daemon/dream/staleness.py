@@ -34,6 +34,7 @@ __all__ = [
     "guard_directive",
     "guard_lesson_types",
     "guard_recent",
+    "guard_untyped",
     "guard_user_type",
     "parse_consult_log",
     "prune_guard",
@@ -87,13 +88,23 @@ def guard_directive(memory: MemoryFile) -> str | None:
     return "carries a do-not/never directive" if _DIRECTIVE.search(memory.body) else None
 
 
+def guard_untyped(memory: MemoryFile) -> str | None:
+    """Only project memories track live work: a memory of no known type is never pruned."""
+    return "no memory type: only project memories go stale" if memory.type is None else None
+
+
 def prune_guard(memory: MemoryFile, now: datetime) -> str | None:
-    """The first prune guard (seed 000 STEP 2d, in the seed's order) that keeps a memory."""
+    """The first prune guard (seed 000 STEP 2d, in the seed's order) that keeps a memory.
+
+    The seed's four guards come first; a fifth keeps memories whose type is
+    unknown, since the seed lets only project memories go stale on dead refs.
+    """
     for reason in (
         guard_user_type(memory),
         guard_lesson_types(memory),
         guard_recent(memory, now),
         guard_directive(memory),
+        guard_untyped(memory),
     ):
         if reason is not None:
             return f"prune-guard: {reason}"
@@ -191,8 +202,12 @@ def judge(
     terms: frozenset[str],
     read_paths: frozenset[Path],
 ) -> Verdict:
-    """Classify, then let the prune guards and the consult gate demote FULLY_STALE."""
-    classification = classify(check)
+    """Classify, then let the prune guards and the consult gate demote FULLY_STALE.
+
+    A memory without front matter is EVERGREEN whatever it cites (seed 000's
+    error table: without metadata its references cannot be judged).
+    """
+    classification = classify(check) if memory.has_front_matter else "EVERGREEN"
     if classification != "FULLY_STALE":
         return Verdict(classification)
     kept = prune_guard(memory, now) or consult_gate(memory, terms, read_paths)

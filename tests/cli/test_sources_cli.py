@@ -196,7 +196,7 @@ def test_bad_config_names_key_without_traceback(isolated_home: Path, tmp_path: P
 
 
 @pytest.mark.parametrize(
-    "command", ["run", "collect", "dream", "status", "install-service", "undo"]
+    "command", ["run", "collect", "status", "install-service"]
 )
 def test_later_commands_say_they_are_not_available(isolated_home: Path, command: str) -> None:
     """Commands of later versions exist, say so plainly and exit 1."""

@@ -173,3 +173,20 @@ class TestJudge:
         """An old project memory whose refs all died stays FULLY_STALE."""
         verdict = judge(memory(), GONE, now=NOW, terms=frozenset(), read_paths=frozenset())
         assert (verdict.classification, verdict.kept_reason) == ("FULLY_STALE", None)
+
+
+def test_untyped_memories_are_never_pruned() -> None:
+    """A memory with front matter but no type is kept even when fully stale."""
+    from dreamd.dream.staleness import guard_untyped
+
+    m = memory(type=None)
+    assert guard_untyped(m) == "no memory type: only project memories go stale"
+    assert guard_untyped(memory(type="project")) is None
+
+
+def test_memory_without_front_matter_is_evergreen() -> None:
+    """No front matter: EVERGREEN whatever its references say (seed 000 error table)."""
+    m = memory(type=None)
+    assert not m.has_front_matter
+    verdict = judge(m, GONE, now=NOW, terms=frozenset(), read_paths=frozenset())
+    assert verdict.classification == "EVERGREEN"

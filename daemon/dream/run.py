@@ -1,0 +1,85 @@
+"""The dream as a job: run id, completion record, logs, pending proposals and undo.
+
+Every run — dry-run, apply, apply-pending, no-op — records its start and its
+completion in the state database and logs ``dream.completed`` (seed 004: a
+run that is not recorded did not happen).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import structlog
+
+from dreamd.dream.execute import undo_conflicts, undo_run
+from dreamd.dream.gardener import DreamRequest, run_dream
+from dreamd.dream.report import RunReport
+from dreamd.errors import NotFound, Refused
+from dreamd.logs import get_logger
+from dreamd.statedb import StateDB
+
+__all__ = ["DreamOutcome", "dream_job", "undo_job"]
+
+log = get_logger("dreamd.dream")
+
+
+@dataclass(frozen=True, slots=True)
+class DreamOutcome:
+    """A finished run and the exit code it deserves (1 when any folder was refused)."""
+
+    report: RunReport
+    exit_code: int
+
+
+def dream_job(
+    request: DreamRequest,
+    *,
+    state: StateDB,
+    state_dir: Path,
+    env: Mapping[str, str],
+    home: Path,
+) -> DreamOutcome:
+    """One recorded dream run."""
+    structlog.contextvars.bind_contextvars(run_id=request.run_id)
+    state.start_run(request.run_id, "dream", request.mode, request.now)
+    outcome, report = "failed", None
+    try:
+        sessions = [
+            (info.path, info.project, info.activity_at.timestamp() if info.activity_at else None)
+            for info in state.load_session_cache().values()
+        ]
+        report = run_dream(request, env=env, home=home, state_dir=state_dir, sessions=sessions)
+        refused = [folder for folder in report.directories if folder.refused]
+        outcome = "refused" if refused else "ok"
+        return DreamOutcome(report, 1 if refused else 0)
+    finally:
+        mode = report.mode if report is not None else request.mode
+        summary = report.totals() if report is not None else {}
+        state.finish_run(
+            request.run_id,
+            outcome=outcome,
+            mode=mode,
+            summary=summary,
+            now=datetime.now(request.now.tzinfo),
+        )
+        log.info("dream.completed", mode=mode, outcome=outcome, **summary)
+        structlog.contextvars.unbind_contextvars("run_id")
+
+
+def undo_job(run_id: str, *, state: StateDB, state_dir: Path) -> list[str]:
+    """Undo every folder change of one dream run; raises ``Refused``/``NotFound``."""
+    run_dir = state_dir / "runs" / run_id
+    if not run_id or os.sep in run_id or not run_dir.is_dir():
+        known = ", ".join(run.run_id for run in state.runs("dream", limit=5)) or "none yet"
+        raise NotFound(f"no dream run {run_id!r} with changes to undo (recent runs: {known})")
+    folders = sorted(path for path in run_dir.iterdir() if path.is_dir())
+    conflicts = [conflict for folder in folders for conflict in undo_conflicts(folder)]
+    if conflicts:
+        raise Refused("cannot undo: " + "; ".join(conflicts))
+    restored = [path for folder in folders for path in undo_run(folder)]
+    log.info("dream.undone", run_id=run_id, restored=len(restored))
+    return restored
