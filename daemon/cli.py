@@ -184,6 +184,9 @@ def dream(
         click.echo(dump_json(to_json(outcome.report)))
     else:
         click.echo(markdown(outcome.report), nl=False)
+    for folder in outcome.report.directories:
+        if folder.refused:
+            click.echo(f"dreamd: {folder.path}: {folder.refused}", err=True)
     if outcome.exit_code:
         raise SystemExit(outcome.exit_code)
 

@@ -73,6 +73,8 @@ def dream_job(
 def undo_job(run_id: str, *, state: StateDB, state_dir: Path) -> list[str]:
     """Undo every folder change of one dream run; raises ``Refused``/``NotFound``."""
     run_dir = state_dir / "runs" / run_id
+    if run_id and os.sep not in run_id and not run_dir.is_dir() and state.run(run_id):
+        return []  # a recorded run that changed nothing: there is nothing to put back
     if not run_id or os.sep in run_id or not run_dir.is_dir():
         known = ", ".join(run.run_id for run in state.runs("dream", limit=5)) or "none yet"
         raise NotFound(f"no dream run {run_id!r} with changes to undo (recent runs: {known})")
