@@ -192,7 +192,8 @@ def test_every_run_is_recorded(repo_memory: Path, isolated_home: Path) -> None:
     database = isolated_home / ".local" / "share" / "dreamd" / "state.db"
     with sqlite3.connect(database) as connection:
         rows = connection.execute(
-            "SELECT mode, outcome, finished_at IS NOT NULL FROM job_run WHERE job='dream' ORDER BY started_at"
+            "SELECT mode, outcome, finished_at IS NOT NULL FROM job_run"
+            " WHERE job='dream' ORDER BY started_at"
         ).fetchall()
     assert rows == [("dry-run", "ok", 1), ("apply", "ok", 1), ("no-op", "ok", 1)]
 
