@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from dreamd.dream import checks, gitmode, index, promotion, proposal, similarity
+from dreamd.dream.budget import invariant_from_disk
 from dreamd.dream.discovery import FolderTarget, claude_dir, discover_folders
 from dreamd.dream.execute import CrashPoint, Executor, sha256_of
 from dreamd.dream.inventory import load_folder
@@ -316,7 +317,14 @@ def _dream_folder(
     commits, notes = apply_plan(plan, executor, git_root)
     log.info("dream.folder.applied", folder=str(target.path), trashed=len(plan.trash))
     did = bool(commits) or plan.changes
-    return _with(base, commits=tuple(commits), findings=(*base.findings, *notes)), did
+    report = _with(base, commits=tuple(commits), findings=(*base.findings, *notes))
+    invariant = invariant_from_disk(target.path)
+    if not invariant.ok:
+        # Seed 000 STEP 5.5: re-check from disk, fail loudly; the old index is .MEMORY.md.prev.
+        problems = "; ".join(invariant.problems[:5])
+        log.error("dream.invariant_failed", folder=str(target.path), problems=problems)
+        report = _with(report, refused=f"index invariant does not hold after writing: {problems}")
+    return report, did
 
 
 def apply_plan(
