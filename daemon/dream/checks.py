@@ -248,6 +248,22 @@ _RULE_WORDS = re.compile(
 )
 
 
+#: A word every rule above needs (lower case). Most memories hold no relative
+#: date: one cheap substring scan rules them out before any rule runs.
+_KEYWORDS = (
+    "yesterday", "today", "tomorrow", "ago", "week", "month", "year", "night", "morning",
+    "afternoon", "evening", "recent", "lately", "other day", "monday", "tuesday", "wednesday",
+    "thursday", "friday", "saturday", "sunday", "gestern", "heute", "heutig", "morgen", "morgig",
+    "gestrig", "tag", "woche", "monat", "jahr", "kürzlich", "neulich", "unlängst", "letztens",
+    "kurzem", "montag", "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonntag",
+)  # fmt: skip
+
+
+def _may_hold_relative_date(text: str) -> bool:
+    lowered = text.lower()
+    return any(keyword in lowered for keyword in _KEYWORDS)
+
+
 def _candidates(line: str) -> Iterator[tuple[int, int, Precision, int | None]]:
     for pattern, precision, offset in _RULES:
         for match in pattern.finditer(line):
@@ -290,8 +306,12 @@ def relative_date_mentions(text: str) -> list[RelativeDate]:
 
     English and German; skips code, concepts and anchored words (module notes).
     """
-    mentions = []
+    mentions: list[RelativeDate] = []
+    if not _may_hold_relative_date(text):
+        return mentions
     for number, line in _prose_lines(text):
+        if not _may_hold_relative_date(line):
+            continue
         rule_line = bool(_RULE_WORDS.search(line))
         for start, end, precision, days in _non_overlapping(_candidates(line)):
             if _skipped(line, start, end):

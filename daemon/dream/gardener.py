@@ -110,15 +110,16 @@ def plan_folder(
         for m in folder.files
         if decisions[m.name].action != "trash" and not gitmode.is_read_only(m.name)
     ]
-    for pair in similarity.find_duplicates(remaining):
-        decisions[pair.older.name] = _superseded(
-            decisions[pair.older.name], "duplicate of", pair.newer.name, pair.ratio
-        )
-    remaining = [m for m in remaining if decisions[m.name].action != "trash"]
-    for pair in similarity.find_contradictions(remaining):
-        decisions[pair.older.name] = _superseded(
-            decisions[pair.older.name], "contradicted by", pair.newer.name, pair.ratio
-        )
+    found = similarity.find_similar(remaining)
+    for verb, pairs in (
+        ("duplicate of", found.duplicates),
+        ("contradicted by", found.contradictions),
+    ):
+        for pair in pairs:
+            survivor = found.survivor_of(pair.older.name) or pair.newer.name
+            decisions[pair.older.name] = _superseded(
+                decisions[pair.older.name], verb, survivor, pair.ratio
+            )
     trash = tuple(m for m in folder.files if decisions[m.name].action == "trash")
     survivors = [m for m in folder.files if decisions[m.name].action != "trash"]
     rebuilt = index.rebuild(

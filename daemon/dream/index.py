@@ -239,6 +239,8 @@ class Restructured:
     duplicates_collapsed: tuple[DroppedLine, ...]
     orphans_linked: tuple[str, ...]
     case_fixed: tuple[str, ...]
+    source_index: Index | None = None  # the index as read, parsed once for later checks
+    source_archive: Index | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -832,8 +834,8 @@ def restructure(
     """Apply the structural rules (seed 000 STEP 5) in order; no byte budget yet."""
     names = [m.name for m in survivors if is_topic_file_name(m.name)]
     topic_names = set(names)
-    index = parse_index(index_text or "")
-    archive = parse_index(archive_text) if archive_text is not None else None
+    source_index = index = parse_index(index_text or "")
+    source_archive = archive = parse_index(archive_text) if archive_text is not None else None
     index, fixed = match_link_case(index, names)
     if archive is not None:
         archive, fixed_archive = match_link_case(archive, names)
@@ -863,6 +865,8 @@ def restructure(
         duplicates_collapsed=duplicates,
         orphans_linked=tuple(sorted((m.name for m in orphans), key=_name_key)),
         case_fixed=fixed,
+        source_index=source_index,
+        source_archive=source_archive,
     )
 
 
@@ -917,8 +921,8 @@ def rebuild(
         orphans_linked=shaped.orphans_linked,
         case_fixed=shaped.case_fixed,
         wikilinks_to_trashed=wikilinks_to_trashed(
-            parse_index(index_text or "") if trashed else None,
-            parse_index(archive_text) if trashed and archive_text is not None else None,
+            shaped.source_index if trashed else None,
+            shaped.source_archive if trashed else None,
             survivors,
             trashed,
         ),
