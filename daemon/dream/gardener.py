@@ -9,12 +9,13 @@ only step that changes a folder, through the journaling ``Executor``.
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from dreamd.dream import checks, gitmode, index, promotion, proposal, similarity
 from dreamd.dream.budget import invariant_from_disk
@@ -432,10 +433,8 @@ def _reason(plan: FolderPlan, name: str) -> str:
     return next(d.reason for d in plan.decisions if d.file == name)
 
 
-def _with(report: FolderReport, **changes: object) -> FolderReport:
-    values = {name: getattr(report, name) for name in FolderReport.__slots__}  # type: ignore[attr-defined]
-    values.update(changes)
-    return FolderReport(**values)  # type: ignore[arg-type]
+def _with(report: FolderReport, **changes: Any) -> FolderReport:
+    return dataclasses.replace(report, **changes)
 
 
 def _slug(path: Path) -> str:
