@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -24,7 +24,7 @@ from dreamd.dream.execute import CrashPoint, Executor, sha256_of
 from dreamd.dream.inventory import load_folder
 from dreamd.dream.model import Decision, MemoryFile, MemoryFolder
 from dreamd.dream.pending import PendingFile, index_mtime, pending_files, write_pending
-from dreamd.dream.refs import RepoView, check_refs
+from dreamd.dream.refs import RepoView, check_refs, scope
 from dreamd.dream.report import FolderReport, IndexSummary, RunReport
 from dreamd.dream.staleness import (
     CONSULT_DAYS,
@@ -65,6 +65,8 @@ class FolderPlan:
     new_archive: str | None
     index: IndexSummary
     findings: tuple[str, ...]
+    budget: int = 17_408
+    now: datetime | None = None
 
     @property
     def changes(self) -> bool:
@@ -84,8 +86,9 @@ def plan_folder(
     budget: int,
     terms: frozenset[str],
     read_paths: frozenset[Path],
+    manifests: Mapping[str, str] | None = None,
 ) -> FolderPlan:
-    """Decide everything for one folder (pure given the repository view)."""
+    """Decide everything for one folder (pure given the repository view and manifests)."""
     decisions: dict[str, Decision] = {}
     for memory in folder.files:
         if gitmode.is_read_only(memory.name):
@@ -132,24 +135,37 @@ def plan_folder(
         budget=budget,
         now=now,
     )
+    new_index = rebuilt.new_index
+    if view is not None and checks.is_sectioned(new_index):
+        # Seed 003 Phase 5: claims that do not verify are marked, never removed.
+        new_index = checks.mark_unverified(new_index, _verifier(view), include_unverifiable=False)
     summary = IndexSummary(
-        bytes=len(rebuilt.new_index.encode()),
+        bytes=len(new_index.encode()),
         budget=budget,
         entries=rebuilt.report.entries,
         archived=rebuilt.report.archived,
         invariant_ok=rebuilt.report.invariant_ok,
-        rebuilt=rebuilt.new_index != folder.index_text,
+        rebuilt=new_index != folder.index_text,
         warnings=tuple(rebuilt.report.warnings),
     )
-    findings = tuple(_findings(folder, rebuilt.new_index, now))
+    findings = (
+        *_findings(folder, new_index, manifests or {}),
+        *(
+            f"{ref.source}: wikilink [[{ref.stem}]] points to a memory moved to the trash"
+            for ref in rebuilt.report.wikilinks_to_trashed
+        ),
+        *_empty_or_current(folder, decisions.values()),
+    )
     return FolderPlan(
         folder=folder,
         decisions=tuple(decisions[m.name] for m in folder.files),
         trash=trash,
-        new_index=rebuilt.new_index,
+        new_index=new_index,
         new_archive=rebuilt.new_archive,
         index=summary,
         findings=findings,
+        budget=budget,
+        now=now,
     )
 
 
@@ -190,7 +206,31 @@ def _title(path: Path) -> str:
     return name.strip("-") or "Project"
 
 
-def _findings(folder: MemoryFolder, new_index: str, now: datetime) -> Iterable[str]:
+def _verifier(view: RepoView) -> Callable[[str], bool | None]:
+    """Seed 003 verification of one claim: a path must exist, a symbol must occur."""
+
+    def verify(claim: str) -> bool | None:
+        if checks.is_path_claim(claim):
+            return (
+                view.has_file(claim)
+                if scope(claim, view.top_level_dirs) == "REPO_RELATIVE"
+                else None
+            )
+        return view.has_symbol(claim)
+
+    return verify
+
+
+def _empty_or_current(folder: MemoryFolder, decisions: Iterable[Decision]) -> Iterable[str]:
+    """Seed 000's error-handling lines for folders with nothing to do."""
+    chosen = list(decisions)
+    if not folder.files:
+        yield "Directory empty, nothing to consolidate"
+    elif all(d.action == "keep" and d.classification == "FRESH" for d in chosen):
+        yield f"All {len(chosen)} memories are current, nothing to prune"
+
+
+def _findings(folder: MemoryFolder, new_index: str, manifests: Mapping[str, str]) -> Iterable[str]:
     """Seed 004 / 003 checks, reported and never auto-fixed."""
     over = checks.line_budget(new_index)
     if over is not None:
@@ -199,6 +239,8 @@ def _findings(folder: MemoryFolder, new_index: str, now: datetime) -> Iterable[s
         for finding in checks.relative_dates(memory.body):
             yield f"{memory.name}:{finding.line}: {finding.message}"
         for finding in checks.count_claims(memory.body):
+            yield f"{memory.name}:{finding.line}: {finding.message}"
+        for finding in checks.version_drift(memory.body, manifests):
             yield f"{memory.name}:{finding.line}: {finding.message}"
     if folder.index_text and checks.is_sectioned(folder.index_text):
         yield checks.health_line(folder.index_text)
@@ -266,7 +308,25 @@ def run_dream(
         changed = changed or did
     candidates = promotion.candidates(claude, reports)
     mode = request.mode if changed or request.mode == "dry-run" else "no-op"
-    return RunReport(request.run_id, mode, tuple(reports), tuple(candidates))
+    messages = list(_housekeeping(home, targets))
+    if mode == "no-op":
+        messages.insert(0, "Nothing to change: every memory folder is already consolidated.")
+    return RunReport(request.run_id, mode, tuple(reports), tuple(candidates), tuple(messages))
+
+
+def _housekeeping(home: Path, targets: Sequence[FolderTarget]) -> Iterable[str]:
+    """Seed 000 STEPs 7 and 8: hints only, nothing is removed."""
+    hint = promotion.plugin_hint()
+    if hint:
+        yield hint
+    stale = promotion.stale_projects(home / ".claude.json")
+    if isinstance(stale, str):
+        yield stale
+    elif stale[0]:
+        yield f"{stale[0]} project path(s) in ~/.claude.json no longer exist; preview: {stale[1]}"
+    for target in targets:
+        if target.repo is not None and not target.repo.exists():
+            yield f"{target.path}: its project {target.repo} no longer exists (preview only)"
 
 
 def _dream_folder(
@@ -279,8 +339,15 @@ def _dream_folder(
 ) -> tuple[FolderReport, bool]:
     folder = load_folder(target.path, target.repo)
     view = views.get(target.repo) if target.repo else None
+    manifests = checks.read_manifests(target.repo) if target.repo and target.repo.is_dir() else {}
     plan = plan_folder(
-        folder, view, now=request.now, budget=request.budget, terms=terms, read_paths=read_paths
+        folder,
+        view,
+        now=request.now,
+        budget=request.budget,
+        terms=terms,
+        read_paths=read_paths,
+        manifests=manifests,
     )
     base = FolderReport(
         path=str(target.path),
@@ -348,10 +415,18 @@ def apply_plan(
             if sha:
                 commits.append(sha)
 
+    failed: list[MemoryFile] = []
     for memory in plan.trash:
-        executor.trash(memory.path)
-    if plan.trash:
-        commit(f"dream: move {len(plan.trash)} stale, duplicate or contradicted memories to trash")
+        try:
+            executor.trash(memory.path)
+        except OSError as error:  # seed 000: report the failure, carry on with the rest
+            failed.append(memory)
+            notes.append(f"{memory.name}: could not move to the trash ({error.strerror}); kept")
+    if len(failed) < len(plan.trash):
+        moved = len(plan.trash) - len(failed)
+        commit(f"dream: move {moved} stale, duplicate or contradicted memories to trash")
+    if failed:
+        plan = _replanned_index(plan, failed)
     if git_root is not None:
         notes += _absolute_dates(plan, executor, git_root)
         commit("dream: turn relative dates into absolute dates")
@@ -363,6 +438,23 @@ def apply_plan(
         executor.write(folder / "MEMORY.md", plan.new_index.encode())
         commit("dream: rebuild MEMORY.md")
     return commits, notes
+
+
+def _replanned_index(plan: FolderPlan, kept: Sequence[MemoryFile]) -> FolderPlan:
+    """The plan's index rebuilt with memories that could not be moved still linked."""
+    failed = {m.name for m in kept}
+    trashed = [m.name for m in plan.trash if m.name not in failed]
+    survivors = [m for m in plan.folder.files if m.name not in trashed]
+    rebuilt = index.rebuild(
+        plan.folder.index_text,
+        plan.folder.archive_text,
+        survivors,
+        folder_title=_title(plan.folder.path),
+        trashed=trashed,
+        budget=plan.budget,
+        now=plan.now or datetime.now().astimezone(),
+    )
+    return dataclasses.replace(plan, new_index=rebuilt.new_index, new_archive=rebuilt.new_archive)
 
 
 def _absolute_dates(plan: FolderPlan, executor: Executor, git_root: Path) -> list[str]:
