@@ -177,6 +177,11 @@ def dream(
         only=tuple(path.absolute() for path in roots),
         extra_roots=tuple(Path(root).expanduser() for root in configured.roots),
     )
+    # Transcripts name the projects whose memory folders and repositories the dream
+    # checks; the scan reads only sessions that changed since the last one.
+    progress = Progress("reading sessions", sys.stderr)
+    Catalog(state, settings.source_roots).scan(progress=progress)
+    progress.done()
     outcome = dream_job(
         request, state=state, state_dir=settings.data_dir, env=os.environ, home=Path.home()
     )

@@ -403,3 +403,31 @@ def test_real_memory_folders_survive_dry_run_live_run_and_undo(
     undo = run(isolated_home, "undo", document["run_id"])
     assert undo.returncode == 0, undo.stderr
     assert tree(folder) == before
+
+
+def test_encoded_project_folder_is_checked_against_its_transcripts_repo(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """A ~/.claude/projects/<encoded>/memory folder uses the cwd its transcripts record."""
+    repo = tmp_path / "work" / "app"
+    write(repo / "src" / "app.py", "def main():\n    pass\n")
+    encoded = isolated_home / ".claude" / "projects" / "-somewhere-unrelated"
+    session = {
+        "type": "user",
+        "sessionId": "s1",
+        "cwd": str(repo),
+        "uuid": "u1",
+        "timestamp": "2026-01-01T00:00:00.000Z",
+        "message": {"role": "user", "content": "hi"},
+    }
+    write(encoded / "s1.jsonl", json.dumps(session) + "\n")
+    memory = encoded / "memory"
+    topic(memory / "project_gone.md", "project", "gone", "See `src/removed.py`.")
+    topic(memory / "project_here.md", "project", "here", "See `src/app.py`.")
+    result = run(isolated_home, "dream", "--json", "--root", str(memory))
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["directories"][0]["repo"] == str(repo)
+    files = decisions(document)
+    assert files["project_gone.md"]["classification"] == "FULLY_STALE"
+    assert files["project_here.md"]["classification"] == "FRESH"
