@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from tests.process import run_dreamd
 
 SESSION = "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f"
 
@@ -17,18 +18,7 @@ SESSION = "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f"
 def run(
     home: Path, *args: str, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    environment = {
-        k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "DREAMD_", "CLAUDE_"))
-    }
-    environment.update({"HOME": str(home), **(env or {})})
-    return subprocess.run(
-        [sys.executable, "-m", "dreamd", *args],
-        capture_output=True,
-        text=True,
-        env=environment,
-        timeout=120,
-        check=False,
-    )
+    return run_dreamd(home, *args, **(env or {}))
 
 
 def claude_session(home: Path, sid: str, prompts: list[str], *, hours_ago: float = 3) -> Path:

@@ -7,29 +7,20 @@ import os
 import shutil
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import SHARED_FIXTURES
+from tests.process import run_dreamd
 
 DAY = 86400
 OLD = time.time() - 90 * DAY
 
 
 def run(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    environment = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "DREAMD_"))}
-    environment.update({"HOME": str(home), **env})
-    return subprocess.run(
-        [sys.executable, "-m", "dreamd", *args],
-        capture_output=True,
-        text=True,
-        env=environment,
-        timeout=300,
-        check=False,
-    )
+    return run_dreamd(home, *args, **env)
 
 
 def tree(folder: Path) -> dict[str, bytes]:
