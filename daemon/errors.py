@@ -7,6 +7,8 @@
     ├── StateError              the state database cannot be opened or migrated
     ├── NotFound                a named thing (session, run) does not exist
     ├── SourceError             a transcript source exists but cannot be read
+    ├── StoreError              a memory store failed
+    │   └── WriteUncertain      a write may or may not have happened (reconcile first)
     ├── NotAvailable            a command this version does not provide yet
     ├── Refused                 work declined on purpose (dirty tree, stale proposal)
     └── LockHeld                another dreamd process holds the lock
@@ -29,6 +31,8 @@ __all__ = [
     "Refused",
     "SourceError",
     "StateError",
+    "StoreError",
+    "WriteUncertain",
 ]
 
 
@@ -55,6 +59,14 @@ class StateError(DreamdError):
 
 class NotFound(DreamdError):
     """A session, run or other named thing does not exist."""
+
+
+class StoreError(DreamdError):
+    """A memory store failed; the driver's error is chained."""
+
+
+class WriteUncertain(StoreError):
+    """A store write timed out or broke off: it may have happened. Reconcile, do not retry."""
 
 
 class SourceError(DreamdError):

@@ -1,1 +1,6 @@
-"""Memory store adapters (one module per store); see README "Stores"."""
+"""Memory store adapters (one module per store) and the contract they meet."""
+
+from ._item import ITEM_TYPES, ItemType, MemoryItem, Quote, Receipt
+from ._protocol import Capabilities, Store
+
+__all__ = ["ITEM_TYPES", "Capabilities", "ItemType", "MemoryItem", "Quote", "Receipt", "Store"]

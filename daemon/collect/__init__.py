@@ -1,0 +1,1 @@
+"""The collector (seed 002): selection, windows, extraction, write plans, cursor, report."""
