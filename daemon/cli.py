@@ -18,6 +18,8 @@ import click
 
 from dreamd import __version__
 from dreamd.catalog import Catalog
+from dreamd.collect.cursor import selection_view
+from dreamd.collect.cursor_json import import_cursor
 from dreamd.config import Settings, load_settings
 from dreamd.dream.gardener import DreamRequest, default_budget
 from dreamd.dream.report import markdown, to_json
@@ -107,7 +109,7 @@ def sources_list(
     )
     selection = select(
         result.sessions,
-        state.cursor(),
+        selection_view(import_cursor(state.load_cursor(settings.machine)[1], settings.machine)),
         now=datetime.now(UTC),
         live_ids=_live_ids_from_env(),
         policy=policy,

@@ -42,21 +42,19 @@ from sqlalchemy import (
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import SQLAlchemyError
 
-from dreamd.errors import StateError
+from dreamd.errors import Refused, StateError
 from dreamd.inventory import SessionInfo
 from dreamd.readers import FileVersion
-from dreamd.selection import CursorEntry
 
 __all__ = [
     "HEAD_REVISION",
     "JobRun",
     "StateDB",
-    "cursor_entries",
     "open_state",
 ]
 
 #: The newest migration; ``open_state`` skips Alembic entirely when the file is at it.
-HEAD_REVISION = "0002"
+HEAD_REVISION = "0003"
 
 metadata = MetaData(
     naming_convention={
@@ -93,14 +91,12 @@ session_cache = Table(
     Column("read_at", Float, nullable=False),
 )
 
-cursor_session = Table(
-    "cursor_session",
+collector_cursor = Table(
+    "collector_cursor",
     metadata,
-    Column("tool", String, primary_key=True),
-    Column("session_id", Text, primary_key=True),
-    Column("state", String, nullable=False),
-    Column("revision", String, nullable=False),
-    Column("reason", Text, nullable=False, default=""),
+    Column("host", String, primary_key=True),
+    Column("version", Integer, nullable=False),
+    Column("document", Text, nullable=False),
     Column("updated_at", Float, nullable=False),
 )
 
@@ -245,44 +241,45 @@ class StateDB:
         with self.transaction() as connection:
             return [_run_from_row(row) for row in connection.execute(query)]
 
-    def cursor(self) -> dict[str, CursorEntry]:
-        """The cursor's per-session entries keyed by ``tool:id``."""
+    def load_cursor(self, host: str) -> tuple[int, dict[str, Any]]:
+        """The host's cursor document and its version (0 and an empty document at first)."""
         with self.transaction() as connection:
-            return cursor_entries(connection)
-
-    def set_cursor_entry(
-        self, tool: str, session_id: str, entry: CursorEntry, now: datetime
-    ) -> None:
-        """Record one session's cursor state (used by the collector and tests)."""
-        statement = sqlite_insert(cursor_session).values(
-            tool=tool,
-            session_id=session_id,
-            state=entry.state,
-            revision=entry.revision,
-            reason=entry.reason,
-            updated_at=now.timestamp(),
-        )
-        with self.transaction() as connection:
-            connection.execute(
-                statement.on_conflict_do_update(
-                    index_elements=["tool", "session_id"],
-                    set_={
-                        "state": statement.excluded.state,
-                        "revision": statement.excluded.revision,
-                        "reason": statement.excluded.reason,
-                        "updated_at": statement.excluded.updated_at,
-                    },
+            row = connection.execute(
+                select(collector_cursor.c.version, collector_cursor.c.document).where(
+                    collector_cursor.c.host == host
                 )
-            )
+            ).first()
+        if row is None:
+            return 0, {}
+        return int(row.version), msgspec.json.decode(row.document)
 
+    def save_cursor(
+        self, host: str, document: dict[str, Any], *, expected: int, now: datetime
+    ) -> int:
+        """Save the host's cursor if nobody else changed it since version ``expected``.
 
-def cursor_entries(connection: Connection) -> dict[str, CursorEntry]:
-    """Read the per-session cursor entries on an open connection."""
-    rows = connection.execute(select(cursor_session)).all()
-    return {
-        f"{row.tool}:{row.session_id}": CursorEntry(row.state, row.revision, row.reason)
-        for row in rows
-    }
+        The version is re-read inside the same ``BEGIN IMMEDIATE`` transaction:
+        a concurrent change raises ``Refused`` instead of being overwritten.
+        Returns the new version.
+        """
+        encoded = msgspec.json.encode(document).decode()
+        with self.transaction() as connection:
+            row = connection.execute(
+                select(collector_cursor.c.version).where(collector_cursor.c.host == host)
+            ).first()
+            current = 0 if row is None else int(row.version)
+            if current != expected:
+                raise Refused(
+                    f"the cursor of {host} changed while this run worked "
+                    f"(version {current}, expected {expected}): stopping without overwriting it"
+                )
+            values = {"version": current + 1, "document": encoded, "updated_at": now.timestamp()}
+            if row is None:
+                connection.execute(collector_cursor.insert().values(host=host, **values))
+            else:
+                mine = collector_cursor.c.host == host
+                connection.execute(collector_cursor.update().where(mine).values(**values))
+        return current + 1
 
 
 def _run_from_row(row: Any) -> JobRun:

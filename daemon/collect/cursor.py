@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from dreamd.readers import Conversation, Message
+from dreamd.selection import CursorEntry
 
 __all__ = [
     "Cursor",
@@ -37,6 +38,7 @@ __all__ = [
     "observe",
     "pending_messages",
     "qualified_id",
+    "selection_view",
     "skip_trivial",
     "split_windows",
     "window_key",
@@ -90,6 +92,15 @@ class Cursor:
 
     def with_state(self, key: str, state: SessionState) -> Cursor:
         return replace(self, sessions={**self.sessions, key: state})
+
+
+def selection_view(cursor: Cursor) -> dict[str, CursorEntry]:
+    """What selection needs to know: each session's state at the revision it was recorded."""
+    return {
+        key: CursorEntry(state.status, state.revision, state.reason)
+        for key, state in cursor.sessions.items()
+        if state.revision is not None
+    }
 
 
 def observe(cursor: Cursor, key: str, revision: str) -> Cursor:

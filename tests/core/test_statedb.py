@@ -10,7 +10,6 @@ from pathlib import Path
 from dreamd.inventory import SessionInfo
 from dreamd.migrations.runner import head
 from dreamd.readers import FileVersion
-from dreamd.selection import CursorEntry
 from dreamd.statedb import HEAD_REVISION, create_state_engine, open_state
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
@@ -51,7 +50,7 @@ def test_new_database_is_created_at_head(tmp_path: Path) -> None:
             for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")
         }
         (version,) = connection.execute("SELECT version_num FROM alembic_version").fetchone()
-    assert {"session_cache", "cursor_session", "alembic_version"} <= tables
+    assert {"session_cache", "collector_cursor", "job_run", "alembic_version"} <= tables
     assert version == HEAD_REVISION
 
 
@@ -59,10 +58,10 @@ def test_reopening_keeps_state(tmp_path: Path) -> None:
     """Opening an existing database again (an upgrade to the same head) loses nothing."""
     db = open_state(tmp_path / "state.db")
     db.save_sessions([sample("a")], now=NOW)
-    db.set_cursor_entry("claude-code", "a", CursorEntry("resolved", "abc"), NOW)
+    db.save_cursor("laptop", {"collectorV2": {"x": 1}}, expected=0, now=NOW)
     again = open_state(tmp_path / "state.db")
     assert list(again.load_session_cache().values()) == [sample("a")]
-    assert again.cursor() == {"claude-code:a": CursorEntry("resolved", "abc")}
+    assert again.load_cursor("laptop") == (1, {"collectorV2": {"x": 1}})
 
 
 def test_upgrade_from_every_older_revision_keeps_rows(tmp_path: Path) -> None:
@@ -150,3 +149,29 @@ def test_unwritable_data_dir_is_a_state_error(tmp_path: Path) -> None:
     blocker.write_text("x")
     with pytest.raises(StateError, match="data directory"):
         open_state(blocker / "sub" / "state.db")
+
+
+def test_cursor_save_refuses_a_concurrent_change(tmp_path: Path) -> None:
+    """Saving with a stale version raises instead of overwriting the other writer's cursor."""
+    import pytest
+
+    from dreamd.errors import Refused
+
+    db = open_state(tmp_path / "state.db")
+    assert db.save_cursor("h", {"a": 1}, expected=0, now=NOW) == 1
+    other = open_state(tmp_path / "state.db")
+    assert other.save_cursor("h", {"a": 2}, expected=1, now=NOW) == 2
+    with pytest.raises(Refused, match="changed while this run worked"):
+        db.save_cursor("h", {"a": 3}, expected=1, now=NOW)
+    assert db.load_cursor("h") == (2, {"a": 2})
+
+
+def test_job_runs_round_trip(tmp_path: Path) -> None:
+    """A started and finished run reads back with its mode, outcome and summary."""
+    db = open_state(tmp_path / "state.db")
+    db.start_run("r1", "dream", "apply", NOW)
+    db.finish_run("r1", outcome="ok", mode="no-op", summary={"n": 3}, now=NOW)
+    run = db.run("r1")
+    assert run is not None
+    assert (run.job, run.mode, run.outcome, run.summary) == ("dream", "no-op", "ok", {"n": 3})
+    assert [r.run_id for r in db.runs("dream")] == ["r1"]
