@@ -25,6 +25,7 @@ from dreamd.dream.gardener import DreamRequest, default_budget
 from dreamd.dream.report import markdown, to_json
 from dreamd.dream.run import dream_job, undo_job
 from dreamd.errors import DreamdError, NotAvailable
+from dreamd.lock import ProcessLock
 from dreamd.logs import configure_logging, get_logger
 from dreamd.readers import READERS
 from dreamd.render import (
@@ -184,9 +185,10 @@ def dream(
     progress = Progress("reading sessions", sys.stderr)
     Catalog(state, settings.source_roots).scan(progress=progress)
     progress.done()
-    outcome = dream_job(
-        request, state=state, state_dir=settings.data_dir, env=os.environ, home=Path.home()
-    )
+    with ProcessLock(settings.data_dir, "dream"):
+        outcome = dream_job(
+            request, state=state, state_dir=settings.data_dir, env=os.environ, home=Path.home()
+        )
     if as_json:
         click.echo(dump_json(to_json(outcome.report)))
     else:
