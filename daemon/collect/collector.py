@@ -1,0 +1,301 @@
+"""One collector pass (seed 002): select, read, window, extract, plan, plant, checkpoint, report.
+
+The order of every window is the seed's safety contract:
+
+1. the plan (items already secret-filtered, one keyed operation per store) is
+   saved and read back;
+2. the intent is recorded in the cursor, which is saved and read back —
+   the save refuses when another process changed the cursor meanwhile;
+3. each operation is planted once (find by key, else write, then read back);
+4. only when every write is confirmed is the window checkpointed.
+
+A crash anywhere leaves either no intent (nothing was written) or an intent
+whose plan is on disk: the next run reconciles it before anything else, so
+nothing is planted twice and no message is lost. A session is completed only
+when a fresh read shows the same revision with every message acknowledged.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from dreamd.catalog import Catalog
+from dreamd.collect.cursor import (
+    Cursor,
+    Intent,
+    Window,
+    begin_window,
+    checkpoint_window,
+    complete_session,
+    observe,
+    pending_messages,
+    selection_view,
+    skip_trivial,
+    split_windows,
+    window_key,
+)
+from dreamd.collect.cursor_json import export_cursor, import_cursor
+from dreamd.collect.plan import WritePlan, load_plan, make_plan, plant_once, save_plan
+from dreamd.errors import SourceError
+from dreamd.logs import get_logger
+from dreamd.readers import Conversation
+from dreamd.selection import Selection, SelectionPolicy, select
+from dreamd.statedb import StateDB
+from dreamd.stores import MemoryItem, Store
+
+__all__ = ["CollectRequest", "CollectResult", "collect"]
+
+log = get_logger("dreamd.collect")
+
+#: Items the extractor is less sure of than this are dropped and counted (noise is worse).
+MIN_CONFIDENCE = 0.5
+
+#: Extracts the items of one window (the extractor pipeline, already wired to its session).
+ExtractWindow = Callable[[Conversation, Window, Sequence[str]], Sequence[MemoryItem]]
+#: Filters one item: the item to keep (or None) and how many credential-shaped values it dropped.
+FilterItem = Callable[[MemoryItem], tuple[MemoryItem | None, int]]
+#: The stores a session's items go to, by store name.
+StoresFor = Callable[[Conversation], Mapping[str, Store]]
+
+
+@dataclass(frozen=True, slots=True)
+class CollectRequest:
+    """One collector pass as asked for."""
+
+    machine: str
+    now: datetime
+    run_id: str
+    policy: SelectionPolicy
+    window_messages: int = 30
+    live_ids: frozenset[str] = frozenset()
+    dry_run: bool = False
+
+
+@dataclass
+class CollectResult:
+    """What the pass did, in the collection report's terms (seed 002 phase 5)."""
+
+    selection: Selection | None = None
+    windows: int = 0
+    planted: Counter[str] = field(default_factory=Counter)
+    would_plant: list[MemoryItem] = field(default_factory=list)
+    dropped_secrets: int = 0
+    dropped_low_confidence: int = 0
+    resolved: list[str] = field(default_factory=list)
+    partial: list[str] = field(default_factory=list)
+    skipped_trivial: list[str] = field(default_factory=list)
+    blocked: list[str] = field(default_factory=list)
+    handoff: int = 0
+    tokens: int = 0
+
+
+class CursorStore:
+    """The host's cursor in the state DB, saved only over the version it was read at."""
+
+    def __init__(self, state: StateDB, machine: str) -> None:
+        self.state = state
+        self.machine = machine
+        self.version, document = state.load_cursor(machine)
+        self.cursor = import_cursor(document, machine)
+
+    def save(self, cursor: Cursor, now: datetime) -> None:
+        """Save, then read back and compare (a concurrent change raises ``Refused``)."""
+        document = export_cursor(cursor)
+        self.version = self.state.save_cursor(
+            self.machine, document, expected=self.version, now=now
+        )
+        if self.state.load_cursor(self.machine) != (self.version, document):
+            raise SourceError("the saved cursor did not read back as written")
+        self.cursor = cursor
+
+
+def collect(
+    request: CollectRequest,
+    *,
+    state: StateDB,
+    catalog: Catalog,
+    plans_dir: Path,
+    extract: ExtractWindow,
+    filter_item: FilterItem,
+    stores_for: StoresFor,
+) -> CollectResult:
+    """One collector pass over the sessions selection offers."""
+    result = CollectResult()
+    cursors = CursorStore(state, request.machine)
+    scan = catalog.scan(now=request.now)
+    selection = select(
+        scan.sessions,
+        selection_view(cursors.cursor),
+        now=request.now,
+        live_ids=request.live_ids,
+        policy=request.policy,
+    )
+    result.selection = selection
+    if not request.dry_run:
+        _record_trivial(selection, cursors, request.now, result)
+    for decision in selection.selected:
+        info = decision.session
+        try:
+            conversation = catalog.read(info.tool, info.session_id)
+        except Exception as error:  # a source that vanished or broke since the scan
+            result.blocked.append(f"{info.key}: {error}")
+            continue
+        if conversation.revision != info.revision:
+            result.blocked.append(f"{info.key}: changed since it was selected")
+            continue
+        _collect_session(conversation, request, cursors, catalog, plans_dir, extract,
+                         filter_item, stores_for(conversation), result)  # fmt: skip
+    return result
+
+
+def _record_trivial(
+    selection: Selection, cursors: CursorStore, now: datetime, result: CollectResult
+) -> None:
+    """Seed 002 phase 1: record skipped-trivial, with its reason, for the revision seen."""
+    cursor = cursors.cursor
+    for decision in selection.decisions:
+        info = decision.session
+        if decision.status != "trivial" or info.revision is None:
+            continue
+        current = cursor.state(info.key)
+        if current.status == "skipped_trivial" and current.revision == info.revision:
+            continue
+        cursor = skip_trivial(cursor, info.key, info.revision, decision.reason)
+        result.skipped_trivial.append(info.key)
+    if cursor is not cursors.cursor:
+        cursors.save(cursor, now)
+
+
+def _collect_session(
+    conversation: Conversation,
+    request: CollectRequest,
+    cursors: CursorStore,
+    catalog: Catalog,
+    plans_dir: Path,
+    extract: ExtractWindow,
+    filter_item: FilterItem,
+    stores: Mapping[str, Store],
+    result: CollectResult,
+) -> None:
+    key = f"{conversation.tool}:{conversation.session_id}"
+    cursor = observe(cursors.cursor, key, conversation.revision)
+    if cursor is not cursors.cursor and not request.dry_run:
+        cursors.save(cursor, request.now)
+    if cursor.state(key).intent is not None and not request.dry_run:
+        _finish_open_window(conversation, key, cursors, plans_dir, stores, request.now, result)
+    state = cursors.cursor.state(key) if not request.dry_run else cursor.state(key)
+    pending = pending_messages(state, conversation.messages)
+    for window in split_windows(conversation, pending, request.window_messages):
+        result.windows += 1
+        items = _window_items(conversation, window, extract, filter_item, result)
+        wkey = window_key(
+            request.machine, conversation.tool, conversation.session_id,
+            state.generation, window.messages,
+        )  # fmt: skip
+        plan = make_plan(wkey, key, items, sorted(stores))
+        if request.dry_run:
+            result.would_plant.extend(items)
+            continue
+        _plant_window(plan, window, key, cursors, plans_dir, stores, request.now, result)
+    if not request.dry_run:
+        _complete_if_stable(conversation, key, cursors, catalog, request.now, result)
+
+
+def _window_items(
+    conversation: Conversation,
+    window: Window,
+    extract: ExtractWindow,
+    filter_item: FilterItem,
+    result: CollectResult,
+) -> list[MemoryItem]:
+    """The window's extracted items after the secret filter and the confidence floor."""
+    kept: list[MemoryItem] = []
+    for item in extract(conversation, window, ()):
+        clean, dropped = filter_item(item)
+        result.dropped_secrets += dropped
+        if clean is None:
+            continue
+        if clean.confidence < MIN_CONFIDENCE:
+            result.dropped_low_confidence += 1
+            continue
+        kept.append(clean)
+    return kept
+
+
+def _plant_window(
+    plan: WritePlan,
+    window: Window,
+    key: str,
+    cursors: CursorStore,
+    plans_dir: Path,
+    stores: Mapping[str, Store],
+    now: datetime,
+    result: CollectResult,
+) -> None:
+    """Plan saved and read back, intent saved, plant once each, then checkpoint."""
+    save_plan(plans_dir, plan)
+    intent = Intent(plan.window_key, plan.plan_id, tuple(m.id for m in window.messages))
+    cursors.save(begin_window(cursors.cursor, key, intent), now)
+    receipts = [plant_once(stores[op.store], op.op_key, op.item).op_key for op in plan.operations]
+    result.planted.update(op.item.category for op in plan.operations)
+    result.handoff += len(plan.operations)
+    cursors.save(
+        checkpoint_window(cursors.cursor, key, window, receipts, window_key_=plan.window_key), now
+    )
+    log.info("collect.window.planted", session=key, items=len(plan.operations))
+
+
+def _finish_open_window(
+    conversation: Conversation,
+    key: str,
+    cursors: CursorStore,
+    plans_dir: Path,
+    stores: Mapping[str, Store],
+    now: datetime,
+    result: CollectResult,
+) -> None:
+    """Seed 002 ``reconcileWindow``: a window begun by a run that died is finished first.
+
+    The plan is replayed (each operation planted once: a key already held is
+    not written again). Its messages are acknowledged only if they still have
+    the text they had; otherwise the window is closed without acknowledging
+    them and they stay pending.
+    """
+    intent = cursors.cursor.state(key).intent
+    assert intent is not None
+    plan = load_plan(plans_dir / f"{intent.plan_id}.json")
+    receipts = [plant_once(stores[op.store], op.op_key, op.item).op_key for op in plan.operations]
+    by_id = {m.id: m for m in conversation.messages}
+    same = [by_id[mid] for mid in intent.message_ids if mid in by_id]
+    window = Window(tuple(same), "")
+    cursors.save(
+        checkpoint_window(cursors.cursor, key, window, receipts, window_key_=intent.window_key), now
+    )
+    result.windows += 1
+    log.info("collect.window.reconciled", session=key, operations=len(plan.operations))
+
+
+def _complete_if_stable(
+    conversation: Conversation,
+    key: str,
+    cursors: CursorStore,
+    catalog: Catalog,
+    now: datetime,
+    result: CollectResult,
+) -> None:
+    """Re-read the session; complete it only at the same revision with nothing pending."""
+    try:
+        fresh = catalog.read(conversation.tool, conversation.session_id)
+    except Exception as error:
+        result.partial.append(f"{key}: {error}")
+        return
+    state = cursors.cursor.state(key)
+    if fresh.revision != conversation.revision or pending_messages(state, fresh.messages):
+        result.partial.append(key)
+        return
+    cursors.save(complete_session(cursors.cursor, key, fresh), now)
+    result.resolved.append(key)

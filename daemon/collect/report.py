@@ -1,0 +1,121 @@
+"""The collection report (seed 002 phase 5): text, JSON, stored and read back."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from dreamd.collect.collector import CollectResult
+from dreamd.errors import StateError
+from dreamd.readers import isoformat
+
+__all__ = ["report_json", "report_text", "store_report"]
+
+_PEOPLE, _EVENTS, _FACTS = "Person", "Event", "Fact"
+
+
+def report_json(
+    result: CollectResult, *, run_id: str, now: datetime, budget: int
+) -> dict[str, Any]:
+    """The ``collect --json`` document (and what is stored)."""
+    selection = result.selection
+    decisions = selection.decisions if selection else ()
+    sources: dict[str, Counter[str]] = {}
+    for decision in decisions:
+        counts = sources.setdefault(decision.session.tool, Counter())
+        counts["found"] += 1
+        counts["processed"] += decision.selected
+        counts["skipped_live"] += decision.status == "live"
+    deferred = [d for d in decisions if d.status == "eligible" and not d.selected]
+    oldest = deferred[-1].session if deferred else None
+    planted = result.planted
+    topics = sum(n for category, n in planted.items() if category not in (_PEOPLE, _EVENTS, _FACTS))
+    return {
+        "run_id": run_id,
+        "generated_at": isoformat(now),
+        "selected": [d.session.key for d in selection.selected] if selection else [],
+        "sources": {tool: dict(counts) for tool, counts in sorted(sources.items())},
+        "windows": result.windows,
+        "budget": {"sessions": len(selection.selected) if selection else 0, "max": budget},
+        "planted": {
+            "topics": topics,
+            "people": planted[_PEOPLE],
+            "events": planted[_EVENTS],
+            "facts": planted[_FACTS],
+            "total": sum(planted.values()),
+        },
+        "would_plant": [
+            {"type": i.type, "category": i.category, "name": i.name, "description": i.description}
+            for i in result.would_plant
+        ],
+        "dropped_secrets": result.dropped_secrets,
+        "dropped_low_confidence": result.dropped_low_confidence,
+        "cursor": {
+            "resolved": result.resolved,
+            "partial": result.partial,
+            "skipped_trivial": result.skipped_trivial,
+            "legacy_high_water": "unchanged",
+        },
+        "backlog": {
+            "eligible_deferred": len(deferred),
+            "oldest_discoverable": f"{oldest.key} {isoformat(oldest.last_message_at)}"
+            if oldest
+            else None,
+            "blocked": result.blocked
+            + [f"{d.session.key}: {d.reason}" for d in decisions if d.status == "unresolved"],
+        },
+        "handoff": result.handoff,
+        "tokens": result.tokens,
+    }
+
+
+def report_text(document: dict[str, Any]) -> str:
+    """The seed's report layout."""
+    sources = " · ".join(
+        f"{tool}: {c.get('found', 0)} / {c.get('processed', 0)} / {c.get('skipped_live', 0)}"
+        for tool, c in document["sources"].items()
+    )
+    planted = document["planted"]
+    cursor = document["cursor"]
+    backlog = document["backlog"]
+    lines = [
+        f"# Collection report — {document['generated_at']}",
+        f"Sources (found / processed / skipped-live): {sources or 'none'}",
+        f"Windows analyzed: {document['windows']} · budget used: "
+        f"{document['budget']['sessions']}/{document['budget']['max']}",
+        f"Planted: topics {planted['topics']} · people {planted['people']} · "
+        f"events {planted['events']} · facts {planted['facts']}",
+        f"Dropped: secrets-shaped values {document['dropped_secrets']} · "
+        f"low-confidence extractions {document['dropped_low_confidence']}",
+        f"Cursor: resolved {', '.join(cursor['resolved']) or 'none'}; "
+        f"partial {', '.join(cursor['partial']) or 'none'}; legacy high-water unchanged",
+        f"Backlog: {backlog['eligible_deferred']}; oldest discoverable "
+        f"{backlog['oldest_discoverable'] or '-'}; blocked "
+        f"{'; '.join(backlog['blocked']) or 'none'}",
+        f"Handoff: {document['handoff']} new items awaiting the gardener's validate gate",
+        f"Tokens: {document['tokens']}",
+    ]
+    if document["would_plant"]:
+        lines.append("Would plant (dry run):")
+        lines += [
+            f"- [{i['type']}/{i['category']}] {i['name']}: {i['description']}"
+            for i in document["would_plant"]
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def store_report(directory: Path, document: dict[str, Any]) -> Path:
+    """Write the report as a JSON file and read it back; raises if it does not match."""
+    from dreamd.dream.execute import atomic_write
+
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"collect-{document['run_id']}.json"
+    data = msgspec.json.encode(document)
+    atomic_write(path, data)
+    if msgspec.json.decode(path.read_bytes()) != document:
+        raise StateError(f"the collection report {path} did not read back as written")
+    return path
