@@ -1,0 +1,347 @@
+"""The Claude Code memory folder store: new items become topic files in ``<folder>/.inbox/``.
+
+Rules (seed 002 phase 4, SPEC "Stores", issue 4 item 4):
+
+- New items land where the gardener's validate gate sees them as new, the
+  ``.inbox/`` subfolder; the collector never writes outside it. It only
+  *reads* the folder's top-level topic files, to find items the gate has
+  already accepted (the gate keeps ``metadata.op_key``, or lists merged keys
+  in ``metadata.op_keys``), so a retry after a dream cannot plant twice.
+- A file is a topic file like the folder's own: YAML front matter with
+  ``name``, ``description``, ``type`` and a ``metadata:`` block holding the
+  provenance (``source``, ``collected``), the ``op_key``, ``confidence``,
+  ``category``, ``project`` and the ``quotes`` (message id and text); the
+  body is the memory itself. Every field round-trips exactly; ``write``
+  checks that before it writes.
+- The operation key lives only in the file, so the files are the index:
+  ``find`` reads front matter and nothing can disagree with it after a crash.
+  Temp files (hidden, ``.tmp``) are never items, whatever they hold.
+- The file name is ``<type>_<slug>.md`` (the folder's convention, whose
+  prefix the dream's index budget reads), made unique with ``-2``, ``-3`` …
+  against ``.inbox/`` and the folder, and always one safe component.
+- One writer at a time: find-then-write runs under ``flock`` on
+  ``.inbox/.lock``, so two processes writing one key keep one file.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from dreamd.errors import StoreError
+
+from ._atomic import (
+    digest,
+    exclusive_lock,
+    exists,
+    is_safe_name,
+    list_names,
+    open_folder,
+    open_subfolder,
+    read_file,
+    slugify,
+    sweep_temps,
+    write_new,
+)
+from ._item import MemoryItem, Quote, Receipt
+from ._protocol import Capabilities
+from .memory import ITEM_FIELDS
+
+__all__ = [
+    "INBOX",
+    "ClaudeMemoryStore",
+    "file_names",
+    "parse_item",
+    "render_item",
+    "stored_op_keys",
+]
+
+#: The subfolder new items go to; the validate gate moves them out.
+INBOX = ".inbox"
+#: Lock file inside the inbox (hidden: never a topic file).
+LOCK_NAME = ".lock"
+#: A file larger than this is not one of our items (and is never read whole).
+MAX_ITEM_BYTES = 4 * 1024 * 1024
+#: Temp files older than this belong to a writer that died; younger ones may be in progress.
+STALE_TEMP_SECONDS = 3600.0
+#: How many ``-N`` suffixes to try before giving up on a name.
+MAX_NAME_SUFFIX = 10_000
+
+_OPENING = "---"
+_CLOSINGS = frozenset({"---", "..."})
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BASE_DUMPER: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+#: Lines of front matter are folded at this width (YAML folding reads back unchanged).
+_YAML_WIDTH = 100
+
+
+class _Dumper(_BASE_DUMPER):  # type: ignore[misc,valid-type]
+    """The safe dumper, writing multi-line text as ``|`` blocks (quotes stay readable)."""
+
+
+def _represent_text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value else None  # the emitter falls back when ``|`` cannot hold it
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _represent_text)
+
+
+class ClaudeMemoryStore:
+    """Adapter for one Claude Code memory folder (``…/projects/<project>/memory``)."""
+
+    def __init__(self, folder: Path, *, clock: Callable[[], float] = time.time) -> None:
+        self.folder = folder.absolute()
+        self._clock = clock
+
+    @property
+    def name(self) -> str:
+        """``claude-memory:<absolute folder>``."""
+        return f"claude-memory:{self.folder}"
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """Every item field; the folder has a trash and an index, and belongs to one host."""
+        return Capabilities(fields=ITEM_FIELDS, trash=True, index=True, shared=False)
+
+    def find(self, op_key: str) -> Receipt | None:
+        """The receipt of the file holding ``op_key``: ``.inbox/`` first, then accepted files."""
+        if not self.folder.is_dir():
+            return None
+        with (
+            open_folder(self.folder, create=False) as root,
+            open_subfolder(root, INBOX, create=False) as inbox,
+        ):
+            return self._find(root, inbox, op_key)
+
+    def write(self, op_key: str, item: MemoryItem) -> Receipt:
+        """Plant ``item`` as a new ``.inbox/`` topic file, unless ``op_key`` is already held."""
+        data = render_item(op_key, item)
+        with (
+            open_folder(self.folder, create=True) as root,
+            open_subfolder(root, INBOX, create=True) as inbox,
+        ):
+            assert inbox is not None  # created above
+            with exclusive_lock(inbox, LOCK_NAME):
+                existing = self._find(root, inbox, op_key)
+                if existing is not None:
+                    return existing
+                sweep_temps(inbox, now=self._clock(), older_than=STALE_TEMP_SECONDS)
+                return self._plant(root, inbox, op_key, item, data)
+
+    def verify(self, receipt: Receipt, op_key: str) -> bool:
+        """Whether the receipt's file still holds exactly the bytes written under ``op_key``."""
+        if receipt.store != self.name or receipt.op_key != op_key:
+            return False
+        data = self._load(receipt.location)
+        if data is None or digest(data) != receipt.digest:
+            return False
+        return op_key in stored_op_keys(data)
+
+    def read(self, receipt: Receipt) -> MemoryItem | None:
+        """The item in the receipt's file as it is now; None when gone or no longer an item."""
+        data = self._load(receipt.location)
+        if data is None or receipt.op_key not in stored_op_keys(data):
+            return None
+        parsed = parse_item(data)
+        return None if parsed is None else parsed[1]
+
+    def _find(self, root: int, inbox: int | None, op_key: str) -> Receipt | None:
+        places: list[tuple[int, str]] = [(root, "")]
+        if inbox is not None:
+            places.insert(0, (inbox, f"{INBOX}/"))
+        for folder, prefix in places:
+            for name in filter(_is_item_file_name, list_names(folder)):
+                data = read_file(folder, name, max_bytes=MAX_ITEM_BYTES)
+                if data is not None and op_key in stored_op_keys(data):
+                    return Receipt(self.name, op_key, prefix + name, digest(data))
+        return None
+
+    def _plant(self, root: int, inbox: int, op_key: str, item: MemoryItem, data: bytes) -> Receipt:
+        for name in file_names(item):
+            if exists(root, name) or exists(inbox, name):
+                continue
+            if write_new(inbox, name, data):
+                return Receipt(self.name, op_key, f"{INBOX}/{name}", digest(data))
+        raise StoreError(f"no free file name for {item.name!r} in {self.folder / INBOX}")
+
+    def _load(self, location: str) -> bytes | None:
+        """The bytes at a receipt location (``.inbox/<name>`` or ``<name>``), never outside."""
+        parts = location.split("/")
+        if not all(is_safe_name(part) for part in parts) or not self.folder.is_dir():
+            return None
+        if len(parts) == 1 and _is_item_file_name(parts[0]):
+            with open_folder(self.folder, create=False) as root:
+                return read_file(root, parts[0], max_bytes=MAX_ITEM_BYTES)
+        if len(parts) == 2 and parts[0] == INBOX and _is_item_file_name(parts[1]):
+            with (
+                open_folder(self.folder, create=False) as root,
+                open_subfolder(root, INBOX, create=False) as inbox,
+            ):
+                if inbox is None:
+                    return None
+                return read_file(inbox, parts[1], max_bytes=MAX_ITEM_BYTES)
+        return None
+
+
+def _is_item_file_name(name: str) -> bool:
+    """Topic files only: Markdown, not hidden (temp files, the lock), not the index files."""
+    return name.endswith(".md") and not name.startswith((".", "MEMORY"))
+
+
+def file_names(item: MemoryItem) -> Iterator[str]:
+    """Candidate file names for ``item``, in order: ``<type>_<slug>.md``, then ``-2``, ``-3`` …"""
+    stem = f"{item.type}_{slugify(item.name)}"
+    yield f"{stem}.md"
+    for suffix in range(2, MAX_NAME_SUFFIX + 1):
+        yield f"{stem}-{suffix}.md"
+
+
+def render_item(op_key: str, item: MemoryItem) -> bytes:
+    """The topic file for ``item`` under ``op_key``; ``StoreError`` if it cannot round-trip."""
+    if not op_key:
+        raise StoreError("an operation key cannot be empty")
+    metadata: dict[str, Any] = {
+        "source": item.source,
+        "collected": item.collected,
+        "op_key": op_key,
+        "confidence": item.confidence,
+        "category": item.category,
+    }
+    if item.project is not None:
+        metadata["project"] = item.project
+    metadata["quotes"] = [
+        {"message": quote.message_id, "text": quote.text} for quote in item.quotes
+    ]
+    front: dict[str, Any] = {"name": item.name, "description": item.description}
+    front.update(type=item.type, metadata=metadata)
+    try:
+        block = yaml.dump(
+            front, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=_YAML_WIDTH
+        )
+        data = f"{_OPENING}\n{block}{_OPENING}\n{item.body}\n".encode()
+    except UnicodeEncodeError as error:
+        raise StoreError(f"item {item.name!r} holds text that is not valid Unicode") from error
+    if len(data) > MAX_ITEM_BYTES or parse_item(data) != (op_key, item):
+        raise StoreError(f"item {item.name!r} cannot be written as a topic file faithfully")
+    return data
+
+
+def parse_item(data: bytes) -> tuple[str, MemoryItem] | None:
+    """The operation key and item of a file ``render_item`` wrote; None for anything else."""
+    split = _front_matter(data)
+    if split is None:
+        return None
+    front, body = split
+    metadata = front.get("metadata")
+    if not isinstance(metadata, dict):
+        return None
+    try:
+        item = MemoryItem(
+            type=_text(front, "type"),  # type: ignore[arg-type]  # checked by MemoryItem
+            category=_text(metadata, "category"),
+            name=_text(front, "name"),
+            description=_text(front, "description"),
+            body=body.removesuffix("\n"),
+            confidence=_number(metadata, "confidence"),
+            source=_text(metadata, "source"),
+            collected=_day(metadata.get("collected")),
+            quotes=_quotes(metadata.get("quotes")),
+            project=_optional_text(metadata, "project"),
+        )
+        return _text(metadata, "op_key"), item
+    except (TypeError, ValueError):
+        return None
+
+
+def stored_op_keys(data: bytes) -> frozenset[str]:
+    """Operation keys a topic file records: ``metadata.op_key`` and ``metadata.op_keys``."""
+    if b"op_key" not in data:  # most accepted memories carry none: skip the YAML
+        return frozenset()
+    split = _front_matter(data)
+    metadata = split[0].get("metadata") if split else None
+    if not isinstance(metadata, dict):
+        return frozenset()
+    keys = metadata.get("op_keys")
+    found = {key for key in keys if isinstance(key, str)} if isinstance(keys, list) else set()
+    if isinstance(metadata.get("op_key"), str):
+        found.add(metadata["op_key"])
+    return frozenset(found)
+
+
+def _front_matter(data: bytes) -> tuple[dict[str, Any], str] | None:
+    """(front matter mapping, body) of a file, or None when it has no YAML mapping on top."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    split = _split(text)
+    if split is None:
+        return None
+    try:
+        loaded = yaml.load(split[0], Loader=_LOADER)  # a safe loader: no object construction
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError):
+        return None
+    return (loaded, split[1]) if isinstance(loaded, dict) else None
+
+
+def _split(text: str) -> tuple[str, str] | None:
+    """(block, body) when ``text`` opens with ``---`` and a later ``---``/``...`` line closes it."""
+    first, newline, _rest = text.partition("\n")
+    if first.rstrip() != _OPENING or not newline:
+        return None
+    start = position = len(first) + 1
+    while True:
+        end = text.find("\n", position)
+        line = text[position:] if end < 0 else text[position:end]
+        if line.rstrip() in _CLOSINGS:
+            return text[start:position], ("" if end < 0 else text[end + 1 :])
+        if end < 0:
+            return None
+        position = end + 1
+
+
+def _text(mapping: dict[str, Any], key: str) -> str:
+    value = mapping.get(key)
+    if not isinstance(value, str):
+        raise ValueError(f"{key} is not text")
+    return value
+
+
+def _optional_text(mapping: dict[str, Any], key: str) -> str | None:
+    return None if mapping.get(key) is None else _text(mapping, key)
+
+
+def _number(mapping: dict[str, Any], key: str) -> float:
+    value = mapping.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{key} is not a number")
+    return value
+
+
+def _day(value: object) -> date:
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str):
+        return date.fromisoformat(value)
+    raise ValueError("collected is not a date")
+
+
+def _quotes(value: object) -> tuple[Quote, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise ValueError("quotes is not a list")
+    quotes = []
+    for entry in value:
+        if not isinstance(entry, dict):
+            raise ValueError("a quote is not a mapping")
+        quotes.append(Quote(_text(entry, "message"), _text(entry, "text")))
+    return tuple(quotes)

@@ -1,0 +1,100 @@
+"""An in-memory store for unit tests, meeting the store contract honestly.
+
+It keeps every ``MemoryItem`` field, is idempotent per operation key, and
+``verify`` compares the item it holds now with the digest taken at write
+time, so a test that edits ``items`` sees tampering detected exactly as on a
+real store. Nothing survives the process: it has no crash behaviour to test.
+
+``item_digest`` is the canonical digest of an item under its operation key,
+shared by stores that keep fields rather than bytes (the SQL store).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+from ._atomic import digest
+from ._item import MemoryItem, Receipt
+from ._protocol import Capabilities
+
+__all__ = ["ITEM_FIELDS", "MemoryStore", "item_digest"]
+
+#: Every field of ``MemoryItem``: what a store that keeps everything declares.
+ITEM_FIELDS: frozenset[str] = frozenset(field.name for field in dataclasses.fields(MemoryItem))
+
+
+def item_digest(op_key: str, item: MemoryItem) -> str:
+    """Hex SHA-256 of a canonical JSON form of ``item`` and ``op_key``.
+
+    Canonical: sorted keys, dates in ISO form, quotes as ``[message_id, text]``
+    pairs in order, so equal items under one key always give one digest.
+    """
+    fields = {
+        "op_key": op_key,
+        "type": item.type,
+        "category": item.category,
+        "name": item.name,
+        "description": item.description,
+        "body": item.body,
+        "confidence": item.confidence,
+        "source": item.source,
+        "collected": item.collected.isoformat(),
+        "project": item.project,
+        "quotes": [[quote.message_id, quote.text] for quote in item.quotes],
+    }
+    encoded = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return digest(encoded.encode("utf-8"))
+
+
+class MemoryStore:
+    """A store held in a dict: ``items`` maps operation keys to the items written under them."""
+
+    def __init__(self, label: str = "test") -> None:
+        self._name = f"memory:{label}"
+        self.items: dict[str, MemoryItem] = {}
+        self._receipts: dict[str, Receipt] = {}
+
+    @property
+    def name(self) -> str:
+        """``memory:<label>``."""
+        return self._name
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """Every item field; no trash, index or sharing."""
+        return Capabilities(fields=ITEM_FIELDS)
+
+    def find(self, op_key: str) -> Receipt | None:
+        """The receipt of the item written under ``op_key``, or None."""
+        if op_key not in self.items:
+            return None
+        return self._receipts[op_key]
+
+    def write(self, op_key: str, item: MemoryItem) -> Receipt:
+        """Keep ``item`` under ``op_key``; a second write of the key returns the first receipt."""
+        existing = self.find(op_key)
+        if existing is not None:
+            return existing
+        location = f"item/{len(self._receipts) + 1}"
+        receipt = Receipt(self.name, op_key, location, item_digest(op_key, item))
+        self.items[op_key] = item
+        self._receipts[op_key] = receipt
+        return receipt
+
+    def verify(self, receipt: Receipt, op_key: str) -> bool:
+        """Whether the item under ``op_key`` is still the one ``receipt`` was issued for."""
+        item = self.items.get(op_key)
+        known = self._receipts.get(op_key)
+        if item is None or known is None or receipt.op_key != op_key:
+            return False
+        if (receipt.store, receipt.location) != (self.name, known.location):
+            return False
+        return item_digest(op_key, item) == receipt.digest
+
+    def read(self, receipt: Receipt) -> MemoryItem | None:
+        """The item ``receipt`` points at, as held now (None when it is gone)."""
+        known = self._receipts.get(receipt.op_key)
+        if known is None or known.location != receipt.location:
+            return None
+        return self.items.get(receipt.op_key)
