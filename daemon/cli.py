@@ -8,18 +8,23 @@ progress go to stderr (progress only when stderr is a terminal).
 from __future__ import annotations
 
 import os
+import secrets
 import sys
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 import click
+import msgspec
 
 from dreamd import __version__
 from dreamd.catalog import Catalog
+from dreamd.collect.collector import CollectRequest
 from dreamd.collect.cursor import selection_view
 from dreamd.collect.cursor_json import import_cursor
+from dreamd.collect.report import report_text
+from dreamd.collect.run import collect_job
 from dreamd.config import Settings, load_settings
 from dreamd.dream.gardener import DreamRequest, default_budget
 from dreamd.dream.report import markdown, to_json
@@ -210,9 +215,70 @@ def undo(run_id: str, config_path: Path | None) -> None:
     click.echo(f"restored {len(restored)} file(s) changed by run {run_id}")
 
 
+@cli.command("collect")
+@click.option("--budget", type=click.IntRange(min=1), default=None, help="Sessions to take.")
+@click.option("--live", "live", multiple=True, metavar="TOOL:ID", help="A session still running.")
+@click.option("--dry-run", is_flag=True, help="Extract and report; write nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@config_option
+def collect_command(
+    budget: int | None,
+    live: tuple[str, ...],
+    dry_run: bool,
+    as_json: bool,
+    config_path: Path | None,
+) -> None:
+    """One collector pass: plant what finished sessions established into the memory stores."""
+    settings, state = _setup(config_path)
+    configured = settings.config.collect
+    request = CollectRequest(
+        machine=settings.machine,
+        now=datetime.now(UTC),
+        run_id=secrets.token_hex(6),
+        policy=SelectionPolicy(
+            live_guard=timedelta(minutes=configured.live_guard_minutes),
+            budget_sessions=budget or configured.budget_sessions,
+            budget_messages=configured.budget_messages,
+        ),
+        window_messages=configured.window_messages,
+        live_ids=_live_ids_from_env() | frozenset(live),
+        dry_run=dry_run,
+    )
+    _result, document = collect_job(settings, state, request, env=os.environ, home=Path.home())
+    click.echo(dump_json(document) if as_json else report_text(document), nl=as_json)
+
+
+@cli.group(cls=_Group)
+def cursor() -> None:
+    """The collector's cursor as the seed's JSON document."""
+
+
+@cursor.command("export")
+@config_option
+def cursor_export(config_path: Path | None) -> None:
+    """Print this host's cursor document (JSON) on stdout."""
+    settings, state = _setup(config_path)
+    click.echo(dump_json(state.load_cursor(settings.machine)[1]))
+
+
+@cursor.command("import")
+@click.argument("source", type=click.File("rb"))
+@config_option
+def cursor_import(source: BinaryIO, config_path: Path | None) -> None:
+    """Replace this host's cursor with a JSON document (every field is kept)."""
+    settings, state = _setup(config_path)
+    try:
+        document = msgspec.json.decode(source.read())
+        import_cursor(document, settings.machine)
+    except (msgspec.DecodeError, ValueError) as error:
+        raise click.BadParameter(f"not a cursor document: {error}") from error
+    version, _ = state.load_cursor(settings.machine)
+    state.save_cursor(settings.machine, document, expected=version, now=datetime.now(UTC))
+    click.echo(f"cursor of {settings.machine} imported")
+
+
 _PLANNED = {
     "run": ("Run the service: scheduler and transcript watcher.", "the service"),
-    "collect": ("One collector pass now.", "the collector"),
     "status": ("Last runs, next runs, backlog, pending plans, lock holder.", "the service"),
     "install-service": ("Write the systemd user unit or launchd agent.", "the service"),
     "uninstall-service": ("Remove the systemd user unit or launchd agent.", "the service"),

@@ -40,6 +40,7 @@ from dreamd.collect.cursor import (
 )
 from dreamd.collect.cursor_json import export_cursor, import_cursor
 from dreamd.collect.plan import WritePlan, load_plan, make_plan, plant_once, save_plan
+from dreamd.dream.execute import CrashPoint
 from dreamd.errors import SourceError
 from dreamd.logs import get_logger
 from dreamd.readers import Conversation
@@ -53,6 +54,9 @@ log = get_logger("dreamd.collect")
 
 #: Items the extractor is less sure of than this are dropped and counted (noise is worse).
 MIN_CONFIDENCE = 0.5
+
+#: Fault injection for the chaos test (``DREAMD_TEST_CRASH_AT``); inert in real use.
+CRASH = CrashPoint()
 
 #: Extracts the items of one window (the extractor pipeline, already wired to its session).
 ExtractWindow = Callable[[Conversation, Window, Sequence[str]], Sequence[MemoryItem]]
@@ -237,15 +241,22 @@ def _plant_window(
     result: CollectResult,
 ) -> None:
     """Plan saved and read back, intent saved, plant once each, then checkpoint."""
+    CRASH.tick()
     save_plan(plans_dir, plan)
+    CRASH.tick()
     intent = Intent(plan.window_key, plan.plan_id, tuple(m.id for m in window.messages))
     cursors.save(begin_window(cursors.cursor, key, intent), now)
-    receipts = [plant_once(stores[op.store], op.op_key, op.item).op_key for op in plan.operations]
+    receipts = []
+    for op in plan.operations:
+        CRASH.tick()
+        receipts.append(plant_once(stores[op.store], op.op_key, op.item).op_key)
+    CRASH.tick()
     result.planted.update(op.item.category for op in plan.operations)
     result.handoff += len(plan.operations)
     cursors.save(
         checkpoint_window(cursors.cursor, key, window, receipts, window_key_=plan.window_key), now
     )
+    CRASH.tick()
     log.info("collect.window.planted", session=key, items=len(plan.operations))
 
 
@@ -297,5 +308,6 @@ def _complete_if_stable(
     if fresh.revision != conversation.revision or pending_messages(state, fresh.messages):
         result.partial.append(key)
         return
+    CRASH.tick()
     cursors.save(complete_session(cursors.cursor, key, fresh), now)
     result.resolved.append(key)

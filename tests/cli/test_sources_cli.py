@@ -185,7 +185,7 @@ def test_bad_config_names_key_without_traceback(isolated_home: Path, tmp_path: P
     assert "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize("command", ["run", "collect", "status", "install-service"])
+@pytest.mark.parametrize("command", ["run", "status", "install-service"])
 def test_later_commands_say_they_are_not_available(isolated_home: Path, command: str) -> None:
     """Commands of later versions exist, say so plainly and exit 1."""
     result = run(isolated_home, command)
