@@ -36,7 +36,7 @@ def import_cursor(document: Mapping[str, Any], host: str) -> Cursor:
 
 def export_cursor(cursor: Cursor) -> dict[str, Any]:
     """The JSON document: the imported one, with the V2 sidecar updated from the cursor."""
-    document = copy.deepcopy(dict(cursor.legacy))
+    document: dict[str, Any] = copy.deepcopy(dict(cursor.legacy))
     v2 = document.setdefault(V2, {})
     sources = v2.setdefault("sources", {})
     for key, state in sorted(cursor.sessions.items()):
