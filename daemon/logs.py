@@ -59,6 +59,13 @@ def _lead_with_core_keys(_logger: Any, _name: str, event_dict: EventDict) -> Eve
     return ordered
 
 
+def _redact(logger: Any, name: str, event_dict: EventDict) -> EventDict:
+    """No credential-shaped value reaches a log line, whoever logged it."""
+    from dreamd.collect.secrets import redact_log_event  # imported late: a heavy regex set
+
+    return redact_log_event(logger, name, event_dict)
+
+
 def _shared_processors() -> list[Processor]:
     return [
         structlog.contextvars.merge_contextvars,
@@ -96,6 +103,7 @@ def configure_logging(
             foreign_pre_chain=_shared_processors(),
             processors=[
                 structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                _redact,
                 _lead_with_core_keys,
                 structlog.processors.ExceptionRenderer(ExceptionDictTransformer(show_locals=False)),
                 structlog.processors.JSONRenderer(sort_keys=False),

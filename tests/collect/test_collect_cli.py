@@ -217,3 +217,20 @@ def test_killed_at_any_point_a_rerun_plants_exactly_once(
     entry = cursor["collectorV2"]["sources"]["claude-code"]["sessions"][SID]
     assert entry["status"] == "resolved" and entry["intent"] is None
     assert len(entry["acked"]) == len(LONG) * 2
+
+
+def test_a_b_a_source_changes_are_new_work(isolated_home: Path) -> None:
+    """An edited message is analysed again; reverting it is new work again, not a retry."""
+    edited = [*PROMPTS]
+    edited[1] = "Fix the flaky test in the lexer please."
+    windows = []
+    for prompts in (PROMPTS, edited, PROMPTS):
+        session(isolated_home, prompts)
+        report = json.loads(collect(isolated_home, "--json").stdout)
+        windows.append(report["windows"])
+        assert report["cursor"]["resolved"] == [f"claude-code:{SID}"]
+    assert windows == [1, 1, 1]
+    cursor = json.loads(run_dreamd(isolated_home, "cursor", "export").stdout)
+    entry = cursor["collectorV2"]["sources"]["claude-code"]["sessions"][SID]
+    assert entry["generation"] == 2
+    assert len(set(sql_keys(isolated_home))) == len(sql_keys(isolated_home))

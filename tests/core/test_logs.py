@@ -98,3 +98,14 @@ def test_file_destination_rotates(tmp_path: Path) -> None:
     get_logger().info("service.started")
     logging.getLogger().handlers[0].flush()
     assert json.loads(target.read_text().splitlines()[0])["event"] == "service.started"
+
+
+def test_credentials_never_reach_a_log_line() -> None:
+    """A token in an event field or a library's message is redacted before it is written."""
+    stream = io.StringIO()
+    configure_logging("info", stream=stream)
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    get_logger().info("collect.window.planted", note=f"pushed with {token}", nested={"k": [token]})
+    logging.getLogger("urllib3").warning("auth header Bearer %s", token)
+    assert token not in stream.getvalue()
+    assert "REDACTED" in stream.getvalue()
