@@ -13,7 +13,6 @@ processes serialise instead of losing updates.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -35,7 +34,6 @@ from sqlalchemy import (
     Text,
     create_engine,
     delete,
-    event,
     select,
     tuple_,
 )
@@ -45,6 +43,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from dreamd.errors import Refused, StateError
 from dreamd.inventory import SessionInfo
 from dreamd.readers import FileVersion
+from dreamd.sqlite import tune_for_writers
 
 __all__ = [
     "HEAD_REVISION",
@@ -128,26 +127,9 @@ class JobRun:
     summary: dict[str, Any]
 
 
-def _on_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
-    dbapi_connection.isolation_level = None
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA busy_timeout = 10000")
-    cursor.execute("PRAGMA journal_mode = WAL")
-    cursor.execute("PRAGMA synchronous = NORMAL")
-    cursor.execute("PRAGMA foreign_keys = ON")
-    cursor.close()
-
-
-def _on_begin(connection: Connection) -> None:
-    connection.exec_driver_sql("BEGIN IMMEDIATE")
-
-
 def create_state_engine(path: Path) -> Engine:
     """A SQLAlchemy engine on ``path`` with dreamd's SQLite settings."""
-    engine = create_engine(f"sqlite:///{path}")
-    event.listen(engine, "connect", _on_connect)
-    event.listen(engine, "begin", _on_begin)
-    return engine
+    return tune_for_writers(create_engine(f"sqlite:///{path}"))
 
 
 class StateDB:

@@ -26,7 +26,6 @@ Rules (seed 002 phase 4, SPEC "Stores", issue 4 item 4):
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
@@ -49,13 +48,13 @@ from sqlalchemy import (
     Table,
     Text,
     create_engine,
-    event,
     select,
 )
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from dreamd.errors import StoreError, WriteUncertain
+from dreamd.sqlite import tune_for_writers
 
 from ._item import MemoryItem, Quote, Receipt
 from ._protocol import Capabilities
@@ -335,24 +334,7 @@ def _sqlite_engine(url: URL) -> Engine:
     database = url.database or ""
     if database and database != ":memory:" and not database.startswith("file:"):
         Path(database).parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(url)
-    event.listen(engine, "connect", _on_sqlite_connect)
-    event.listen(engine, "begin", _on_sqlite_begin)
-    return engine
-
-
-def _on_sqlite_connect(dbapi_connection: sqlite3.Connection, _record: Any) -> None:
-    dbapi_connection.isolation_level = None
-    cursor = dbapi_connection.cursor()
-    cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
-    cursor.execute("PRAGMA journal_mode = WAL")
-    cursor.execute("PRAGMA synchronous = FULL")
-    cursor.execute("PRAGMA foreign_keys = ON")
-    cursor.close()
-
-
-def _on_sqlite_begin(connection: Connection) -> None:
-    connection.exec_driver_sql("BEGIN IMMEDIATE")
+    return tune_for_writers(create_engine(url), synchronous="FULL")
 
 
 def _shown(url: URL) -> str:
