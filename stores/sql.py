@@ -67,7 +67,6 @@ STATUS_NEW = "new"
 #: Longest operation key (a unique index on longer text is not portable).
 MAX_OP_KEY = 255
 #: Milliseconds a SQLite writer waits for another one before giving up.
-SQLITE_BUSY_TIMEOUT_MS = 10_000
 
 metadata = MetaData(
     naming_convention={
