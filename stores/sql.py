@@ -66,7 +66,6 @@ __all__ = ["STATUS_NEW", "SqlStore", "memory_item", "metadata"]
 STATUS_NEW = "new"
 #: Longest operation key (a unique index on longer text is not portable).
 MAX_OP_KEY = 255
-#: Milliseconds a SQLite writer waits for another one before giving up.
 
 metadata = MetaData(
     naming_convention={
