@@ -419,17 +419,6 @@ def _value_ok(match: re.Match[str]) -> bool:
     return not _is_placeholder_body(match.group("value"))
 
 
-def _assignment_ok(match: re.Match[str]) -> bool:
-    key = match.group("key")
-    quoted = match.group("quote") is not None
-    value = match.group("qvalue") if quoted else match.group("value")
-    tight = (
-        not quoted and match.group("sep") == "=" and not (match.group("pad") or match.group("pad2"))
-    )
-    strength = key_strength(key)
-    return bool(strength) and _is_secret_value(key, value, strength, quoted=quoted, tight=tight)
-
-
 _PEM_HEADER = r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 _PEM_FOOTER = r"-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
 _NL = r"(?:\s|\\[rn])"  # a real line break or a JSON-escaped one
@@ -457,14 +446,17 @@ _BEARER = re.compile(f"(?i){_L}bearer\\s+(?P<value>[A-Za-z0-9._~+/-]{{12,}}=*)")
 _URL_PASSWORD = re.compile(r"://[^\s:/?#@'\"<>]*:(?P<value>[^\s/?#@'\"<>]+)@(?=[\w\[.-])")
 _AWS_ARN = re.compile(
     f"{_L}arn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:(?P<account>\\d{{12}}|aws)?:"
-    r"[^\s\"'`<>]*[^\s\"'`<>.,;:)\]}]"
+    r"[^\s\"'`<>]{0,1023}[^\s\"'`<>.,;:)\]}]"
 )
+#: A key, its closing quote, the separator and the value's opening quote; the value is
+#: read only for a sensitive key, so ``a=a=a=…`` costs no more than its length.
 _ASSIGNMENT = re.compile(
-    r"(?<![\w.-])(?P<key>-{0,2}[A-Za-z_][\w.-]{0,63}?)[\\\"'`*]{0,3}"  # key, its closing quote
-    r"(?P<pad>[ \t]*)(?P<sep>:=|=>|=(?!=)|:(?![:/]))(?P<pad2>[ \t]*)"  # separator
-    r"(?:\\?(?P<quote>[\"'`])(?P<qvalue>[^\"'`\r\n\\]{0,400}?)\\?(?P=quote)"  # quoted value
-    r"|(?P<value>[^\s\"'`,;&)}\]<>\\]+))"  # or a bare one
+    r"(?<![\w.-])(?P<key>-{0,2}[A-Za-z_][\w.-]{0,63}?)[\\\"'`*]{0,3}"
+    r"(?P<pad>[ \t]*)(?P<sep>:=|=>|=(?!=)|:(?![:/]))(?P<pad2>[ \t]*)"
+    r"\\?(?P<quote>[\"'`]?)"
 )
+_BARE_VALUE = re.compile(r"[^\s\"'`,;&)}\]<>\\]+")
+_QUOTED_VALUE = re.compile(r"(?P<value>[^\"'`\r\n\\]{0,400})\\?(?P<close>[\"'`])")
 
 _DASH = r"(?![\w-])"  # a token whose alphabet has "-" ends where that alphabet ends
 _ALNUM = r"(?![A-Za-z0-9])"
@@ -509,47 +501,68 @@ _DETECTORS: tuple[_Detector, ...] = (
     _Detector("bearer-token", _BEARER, "value", _bearer_ok),
     _Detector("url-credentials", _URL_PASSWORD, "value", _url_password_ok),
     _Detector("aws-arn", _AWS_ARN, 0, _arn_ok),
-    _Detector("sensitive-assignment", _ASSIGNMENT, "value", _assignment_ok),
 )
+_ASSIGNMENT_KIND = "sensitive-assignment"
 
 #: Every kind the filter reports, most specific first.
-KINDS: tuple[str, ...] = tuple(detector.kind for detector in _DETECTORS)
+KINDS: tuple[str, ...] = (*(detector.kind for detector in _DETECTORS), _ASSIGNMENT_KIND)
 _PRIORITY: Mapping[str, int] = {kind: rank for rank, kind in enumerate(KINDS)}
-
-
-def _span(detector: _Detector, match: re.Match[str]) -> tuple[int, int]:
-    """The value's span: a quoted assignment's value is its ``qvalue`` group."""
-    if detector.kind == "sensitive-assignment" and match.group("quote") is not None:
-        return match.span("qvalue")
-    return match.span(detector.group)
 
 
 def _spans(detector: _Detector, text: str) -> Iterator[tuple[int, int]]:
     """The value spans of the detector's hits that pass its check.
 
-    The search resumes inside a hit, not after it: at the value of an accepted
-    assignment (``password: "SessionToken": "…"`` holds a second one), one
-    character after the start of anything else, so that a rejected
-    ``password: SECRET_KEY=…`` does not hide the assignment inside it. Every
-    pattern starts at a boundary, so a token is never found again from its middle.
+    After a rejected hit the search resumes one character after its start, not
+    after its end, so that a stand-in cannot hide a real token it swallowed.
+    Every pattern starts at a boundary, so a token is never found from its middle.
     """
     search = detector.pattern.search
     match = search(text)
     while match is not None:
-        resume = match.start() + 1
         if detector.check is None or detector.check(match):
-            start, end = _span(detector, match)
-            if end > start:
-                yield start, end
-            resume = max(resume, start)
-        match = search(text, resume)
+            yield match.span(detector.group)
+            match = search(text, max(match.end(), match.start() + 1))
+        else:
+            match = search(text, match.start() + 1)
+
+
+def _assignment_spans(text: str) -> Iterator[tuple[int, int]]:
+    """Values assigned to sensitive key names (``KEY=value``, ``key: value``, JSON).
+
+    The search goes on right after each separator, so a value that is itself an
+    assignment (``password: SECRET_KEY=…``, ``"a": "SessionToken": "…"``) is
+    looked into.
+    """
+    for match in _ASSIGNMENT.finditer(text):
+        key, quote = match.group("key"), match.group("quote")
+        strength = key_strength(key)
+        if not strength:
+            continue
+        if quote:
+            closed = _QUOTED_VALUE.match(text, match.end())
+            if closed is None or closed.group("close") != quote:
+                continue
+            start, end = closed.span("value")
+        else:
+            bare = _BARE_VALUE.match(text, match.end())
+            if bare is None:
+                continue
+            start, end = bare.span()
+        spaced = bool(match.group("pad") or match.group("pad2"))
+        tight = not quote and match.group("sep") == "=" and not spaced
+        value = text[start:end]
+        if _is_secret_value(key, value, strength, quoted=bool(quote), tight=tight):
+            yield start, end
 
 
 def _raw_matches(text: str) -> Iterator[tuple[int, int, str]]:
-    """Every accepted detector hit as (start, end, kind), overlapping and unordered."""
+    """Every accepted hit as (start, end, kind), overlapping and unordered."""
     for detector in _DETECTORS:
         for start, end in _spans(detector, text):
-            yield start, end, detector.kind
+            if end > start:
+                yield start, end, detector.kind
+    for start, end in _assignment_spans(text):
+        yield start, end, _ASSIGNMENT_KIND
 
 
 # --- public API ---------------------------------------------------------------------

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
-from dreamd.dream import checks, gitmode, index, promotion, proposal, similarity
+from dreamd.dream import checks, gate, gitmode, index, promotion, proposal, similarity
 from dreamd.dream.budget import invariant_from_disk
 from dreamd.dream.discovery import FolderTarget, claude_dir, discover_folders
 from dreamd.dream.execute import CrashPoint, Executor, sha256_of
@@ -340,37 +340,31 @@ def _dream_folder(
     folder = load_folder(target.path, target.repo)
     view = views.get(target.repo) if target.repo else None
     manifests = checks.read_manifests(target.repo) if target.repo and target.repo.is_dir() else {}
-    plan = plan_folder(
-        folder,
-        view,
-        now=request.now,
-        budget=request.budget,
-        terms=terms,
-        read_paths=read_paths,
-        manifests=manifests,
+
+    def plan_of(folder: MemoryFolder) -> FolderPlan:
+        return plan_folder(
+            folder,
+            view,
+            now=request.now,
+            budget=request.budget,
+            terms=terms,
+            read_paths=read_paths,
+            manifests=manifests,
+        )
+
+    # Seed 002 hand-off: collected items wait in .inbox/ for the validate gate.
+    verdicts = gate.gate_decisions(
+        gate.load_inbox(target.path), folder.files, view=view, now=request.now
     )
-    base = FolderReport(
-        path=str(target.path),
-        repo=str(target.repo) if target.repo else None,
-        files=plan.decisions,
-        index=plan.index,
-        findings=plan.findings,
-    )
+    plan = plan_of(folder)
+    base = _folder_report(target, plan)
     if request.mode == "dry-run":
-        if plan.changes and plan.new_index is not None:
-            trash = [(m.name, m.sha256, _reason(plan, m.name)) for m in plan.trash]
-            write_pending(
-                state_dir,
-                target.path,
-                new_index=plan.new_index,
-                old_index=folder.index_text,
-                trash=trash,
-                run_id=request.run_id,
-                now=request.now,
-            )
-        return base, False
+        _propose(plan, folder, target, request, state_dir)
+        return _with(
+            base, findings=(*base.findings, *(f"would {d.line()}" for d in verdicts))
+        ), False
     git_root = gitmode.is_work_tree(target.path)
-    if git_root is None and not plan.changes:
+    if git_root is None and not plan.changes and not verdicts:
         return base, False
     if git_root is not None:
         clean, dirty = gitmode.status_clean(git_root, within=target.path)
@@ -383,10 +377,23 @@ def _dream_folder(
         request.now.date(),
         CrashPoint(),
     )
+    gate_lines: list[str] = []
+    gate_commits: list[str] = []
+    if verdicts:
+        gate_lines = gate.apply_gate(target.path, verdicts, executor)
+        if git_root is not None:
+            sha = gitmode.commit(git_root, [target.path], "dream: validate collected memories")
+            gate_commits = [sha] if sha else []
+        plan = plan_of(load_folder(target.path, target.repo))
+        base = _folder_report(target, plan)
     commits, notes = apply_plan(plan, executor, git_root)
     log.info("dream.folder.applied", folder=str(target.path), trashed=len(plan.trash))
-    did = bool(commits) or plan.changes
-    report = _with(base, commits=tuple(commits), findings=(*base.findings, *notes))
+    did = bool(commits) or bool(gate_commits) or plan.changes or bool(verdicts)
+    report = _with(
+        base,
+        commits=(*gate_commits, *commits),
+        findings=(*gate_lines, *base.findings, *notes),
+    )
     invariant = invariant_from_disk(target.path)
     if not invariant.ok:
         # Seed 000 STEP 5.5: re-check from disk, fail loudly; the old index is .MEMORY.md.prev.
@@ -394,6 +401,37 @@ def _dream_folder(
         log.error("dream.invariant_failed", folder=str(target.path), problems=problems)
         report = _with(report, refused=f"index invariant does not hold after writing: {problems}")
     return report, did
+
+
+def _folder_report(target: FolderTarget, plan: FolderPlan) -> FolderReport:
+    return FolderReport(
+        path=str(target.path),
+        repo=str(target.repo) if target.repo else None,
+        files=plan.decisions,
+        index=plan.index,
+        findings=plan.findings,
+    )
+
+
+def _propose(
+    plan: FolderPlan,
+    folder: MemoryFolder,
+    target: FolderTarget,
+    request: DreamRequest,
+    state_dir: Path,
+) -> None:
+    """Seed 004 --dry-run: the pending proposal, only when the plan would change something."""
+    if plan.changes and plan.new_index is not None:
+        trash = [(m.name, m.sha256, _reason(plan, m.name)) for m in plan.trash]
+        write_pending(
+            state_dir,
+            target.path,
+            new_index=plan.new_index,
+            old_index=folder.index_text,
+            trash=trash,
+            run_id=request.run_id,
+            now=request.now,
+        )
 
 
 def apply_plan(
