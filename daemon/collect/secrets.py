@@ -95,6 +95,10 @@ OPENAI_MIN_BODY = 32
 MIN_DISTINCT = 4
 #: A value shorter than this that ends in ``-`` or ``_`` is a token prefix, not a token.
 PREFIX_STUB = 12
+#: The longest quoted value read after a sensitive key (an AWS session token is about 1,000).
+MAX_VALUE = 4096
+#: How much of a value is judged; a longer value is judged by its start, covered whole.
+MAX_JUDGED = 512
 #: Nesting depth the log processor walks; anything deeper is replaced, never passed through.
 MAX_LOG_DEPTH = 16
 
@@ -217,6 +221,9 @@ _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
 _VERSION = re.compile(r"[\^~<>=]*v?\d+(?:\.\d+)+(?:[-+][\w.]+)?")
 _KEY_FILES = "pem|key|json|txt|env|ya?ml|p12|pfx|crt|der|jks|keystore|gpg|asc|cfg|conf|ini|toml"
 _URL_OR_FILE = re.compile(rf"(?:https?://|file:|[A-Za-z]:\\).*|[\w.-]+\.(?:{_KEY_FILES})", re.I)
+_SPACE = re.compile(r"\s")
+_DIGIT = re.compile(r"\d")
+_LETTER = re.compile(r"[^\W\d_]")
 _TOKEN_ALPHABET = re.compile(r"[A-Za-z0-9._~+/=-]+")
 _PATH = re.compile(r"(?:~|\.{1,2})?/[\w.@~-]+(?:/[\w.@~-]+)*/?")
 #: Path segments longer than this are base64 that happens to start with ``/``.
@@ -296,11 +303,10 @@ def _looks_like_token(value: str) -> bool:
 
 def _looks_random(value: str) -> bool:
     """An unquoted value after ``key: `` must look generated: digits among letters, or mixed."""
-    digits = sum(char.isdigit() for char in value)
-    letters = sum(char.isalpha() for char in value)
-    if len(value) < MIN_LOOSE or letters == 0:
+    if len(value) < MIN_LOOSE or not _LETTER.search(value):
         return False
-    mixed_case = any(c.isupper() for c in value) and any(c.islower() for c in value)
+    digits = len(_DIGIT.findall(value))
+    mixed_case = value.lower() != value != value.upper()
     return digits >= 2 or (digits == 1 and mixed_case)
 
 
@@ -313,7 +319,7 @@ def _is_secret_value(
     no whitespace; a loose unquoted value must also look random (see module doc);
     under a weak key name (``token``) any value must look like a generated token.
     """
-    if not value or any(char.isspace() for char in value) or _is_placeholder(value):
+    if not value or _SPACE.search(value) or _is_placeholder(value):
         return False
     if _is_reference(value, key, quoted=quoted, tight=tight):
         return False
@@ -352,9 +358,9 @@ def _body_ok(match: re.Match[str]) -> bool:
 
 def _generated(body: str, *, mixed_case: bool) -> bool:
     """A body that looks machine-made: digits among letters (and both cases, if asked)."""
-    if not any(c.isdigit() for c in body) or not any(c.isalpha() for c in body):
+    if not _DIGIT.search(body) or not _LETTER.search(body):
         return False
-    if mixed_case and not (any(c.isupper() for c in body) and any(c.islower() for c in body)):
+    if mixed_case and not body.lower() != body != body.upper():
         return False
     return not _is_placeholder_body(body)
 
@@ -455,8 +461,10 @@ _ASSIGNMENT = re.compile(
     r"(?P<pad>[ \t]*)(?P<sep>:=|=>|=(?!=)|:(?![:/]))(?P<pad2>[ \t]*)"
     r"\\?(?P<quote>[\"'`]?)"
 )
-_BARE_VALUE = re.compile(r"[^\s\"'`,;&)}\]<>\\]+")
-_QUOTED_VALUE = re.compile(r"(?P<value>[^\"'`\r\n\\]{0,400})\\?(?P<close>[\"'`])")
+_BARE = r"[^\s\"'`,;&)}\]<>\\]"
+_BARE_VALUE = re.compile(f"{_BARE}{{1,{MAX_VALUE}}}")
+_BARE_RUN = re.compile(f"{_BARE}*")
+_QUOTED_VALUE = re.compile(rf"(?P<value>[^\"'`\r\n\\]{{0,{MAX_VALUE}}})\\?(?P<close>[\"'`])")
 
 _DASH = r"(?![\w-])"  # a token whose alphabet has "-" ends where that alphabet ends
 _ALNUM = r"(?![A-Za-z0-9])"
@@ -526,33 +534,41 @@ def _spans(detector: _Detector, text: str) -> Iterator[tuple[int, int]]:
             match = search(text, match.start() + 1)
 
 
+def _assigned_value(text: str, match: re.Match[str]) -> tuple[int, int] | None:
+    """The value after a key's separator: up to its closing quote, or a bare run."""
+    quote = match.group("quote")
+    if quote:
+        closed = _QUOTED_VALUE.match(text, match.end())
+        return closed.span("value") if closed and closed.group("close") == quote else None
+    bare = _BARE_VALUE.match(text, match.end())
+    return bare.span() if bare else None
+
+
 def _assignment_spans(text: str) -> Iterator[tuple[int, int]]:
     """Values assigned to sensitive key names (``KEY=value``, ``key: value``, JSON).
 
     The search goes on right after each separator, so a value that is itself an
     assignment (``password: SECRET_KEY=…``, ``"a": "SessionToken": "…"``) is
-    looked into.
+    looked into. Values are judged on their first ``MAX_JUDGED`` characters, which
+    keeps ``password=password=…`` fast; an accepted bare value is covered to its
+    end (``measured`` remembers the last run, so that stays linear).
     """
+    measured = (0, 0)
     for match in _ASSIGNMENT.finditer(text):
         key, quote = match.group("key"), match.group("quote")
         strength = key_strength(key)
-        if not strength:
+        span = _assigned_value(text, match) if strength else None
+        if span is None:
             continue
-        if quote:
-            closed = _QUOTED_VALUE.match(text, match.end())
-            if closed is None or closed.group("close") != quote:
-                continue
-            start, end = closed.span("value")
-        else:
-            bare = _BARE_VALUE.match(text, match.end())
-            if bare is None:
-                continue
-            start, end = bare.span()
-        spaced = bool(match.group("pad") or match.group("pad2"))
-        tight = not quote and match.group("sep") == "=" and not spaced
-        value = text[start:end]
-        if _is_secret_value(key, value, strength, quoted=bool(quote), tight=tight):
-            yield start, end
+        start, end = span
+        tight = not quote and match.group("sep") == "=" and match.group("pad", "pad2") == ("", "")
+        value = text[start : min(end, start + MAX_JUDGED)]
+        if not _is_secret_value(key, value, strength, quoted=bool(quote), tight=tight):
+            continue
+        if not quote and not measured[0] <= end <= measured[1]:
+            run = _BARE_RUN.match(text, end)
+            measured = (end, run.end() if run else end)
+        yield start, end if quote else measured[1]
 
 
 def _raw_matches(text: str) -> Iterator[tuple[int, int, str]]:

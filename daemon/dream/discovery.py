@@ -41,12 +41,15 @@ def claude_dir(env: Mapping[str, str], home: Path) -> Path:
 
 
 def _is_memory_folder(path: Path) -> bool:
-    """A folder with an index, or with Markdown memories and no index yet."""
+    """A folder with an index, with Markdown memories, or with collected items waiting."""
     if not path.is_dir():
         return False
     if (path / INDEX).is_file():
         return True
-    return any(child.suffix == ".md" and child.is_file() for child in path.iterdir())
+    if any(child.suffix == ".md" and child.is_file() for child in path.iterdir()):
+        return True
+    inbox = path / ".inbox"
+    return inbox.is_dir() and any(child.suffix == ".md" for child in inbox.iterdir())
 
 
 def _candidates(claude: Path) -> list[Path]:

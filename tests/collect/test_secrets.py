@@ -442,7 +442,7 @@ SHAPES: dict[str, tuple[str, Shape]] = {
     ),
     "session-token": (
         "sensitive-assignment",
-        bare('"SessionToken": "{}"', lambda r: generated(r, B64, 300)),
+        bare('"SessionToken": "{}"', lambda r: generated(r, B64, 1000)),
     ),
     "django-secret": (
         "sensitive-assignment",
@@ -826,6 +826,12 @@ class TestMatches:
             "jwt",
         ]
         assert redact(text)[1] == 3
+
+    def test_a_long_value_is_covered_to_its_end(self) -> None:
+        """A value longer than the part that is judged is still redacted whole."""
+        value = generated(random.Random("long"), B64URL, 10_000)
+        clean, count = redact(f"BLOB_TOKEN={value} done")
+        assert (clean, count) == ("BLOB_TOKEN=[REDACTED:sensitive-assignment] done", 1)
 
     def test_assignment_redaction_keeps_the_key(self) -> None:
         """Only the value is replaced, so the redacted line still says what was there."""
