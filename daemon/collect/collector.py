@@ -42,6 +42,7 @@ from dreamd.collect.cursor_json import export_cursor, import_cursor
 from dreamd.collect.plan import WritePlan, load_plan, make_plan, plant_once, save_plan
 from dreamd.dream.execute import CrashPoint
 from dreamd.errors import SourceError
+from dreamd.inventory import SessionInfo
 from dreamd.logs import get_logger
 from dreamd.readers import Conversation
 from dreamd.selection import Selection, SelectionPolicy, select
@@ -54,6 +55,10 @@ log = get_logger("dreamd.collect")
 
 #: Items the extractor is less sure of than this are dropped and counted (noise is worse).
 MIN_CONFIDENCE = 0.5
+
+#: Working folders of dreamd's own headless extraction runs carry this in their name; the
+#: transcripts those runs leave behind are never collected (issue 4, item 9).
+OWN_RUN_MARKER = "dreamd-extract-"
 
 #: Fault injection for the chaos test (``DREAMD_TEST_CRASH_AT``); inert in real use.
 CRASH = CrashPoint()
@@ -131,8 +136,11 @@ def collect(
     result = CollectResult()
     cursors = CursorStore(state, request.machine)
     scan = catalog.scan(now=request.now)
+    own = [info for info in scan.sessions if is_own_run(info.project)]
+    if own and not request.dry_run:
+        _record_own_runs(own, cursors, request.now, result)
     selection = select(
-        scan.sessions,
+        [info for info in scan.sessions if not is_own_run(info.project)],
         selection_view(cursors.cursor),
         now=request.now,
         live_ids=request.live_ids,
@@ -154,6 +162,25 @@ def collect(
         _collect_session(conversation, request, cursors, catalog, plans_dir, extract,
                          filter_item, stores_for(conversation), result)  # fmt: skip
     return result
+
+
+def is_own_run(project: str | None) -> bool:
+    """Whether a session was started by dreamd itself (an extraction run in its own folder)."""
+    return project is not None and OWN_RUN_MARKER in project
+
+
+def _record_own_runs(
+    sessions: Sequence[SessionInfo], cursors: CursorStore, now: datetime, result: CollectResult
+) -> None:
+    """dreamd's own extraction runs are recorded as skipped, never read for memories."""
+    cursor = cursors.cursor
+    for info in sessions:
+        if info.revision is None or cursor.state(info.key).status == "skipped_trivial":
+            continue
+        cursor = skip_trivial(cursor, info.key, info.revision, "dreamd's own extraction run")
+        result.skipped_trivial.append(info.key)
+    if cursor is not cursors.cursor:
+        cursors.save(cursor, now)
 
 
 def _record_trivial(

@@ -35,15 +35,25 @@ Decisions, each a precision choice (noise is worse than omission, seed rule 6):
 - Stripe publishable keys (``pk_live_``) are public by design: not flagged.
 - Placeholders are not secrets: empty values, ``<your-token>``, ``${VAR}``,
   ``$VAR``, ``{{var}}``, ``***``, ``xxxx``, ``changeme``, ``password``,
-  ``your_api_key``, documentation examples (``…EXAMPLE``), type names
-  (``password: str``), code references (``settings.SECRET_KEY``,
-  ``os.getenv(...)``), file paths (``private_key: ~/.ssh/id_rsa``).
-- A sensitive key with an unquoted value after a spaced separator
-  (``password: x`` in YAML, ``token = x`` in code) could be a variable; the
-  value must then look random (8+ characters with digits). A tight ``KEY=value``
-  (shell, ``.env``, query string) or a quoted literal needs 6+ characters.
+  ``your_api_key``, ``test-key``, documentation examples (``…EXAMPLE``), type
+  names (``password: str``), code references (``settings.SECRET_KEY``,
+  ``os.getenv(...)``, ``password=db_password``), file paths and URLs
+  (``private_key: ~/.ssh/id_rsa``), versions.
+- Key names are graded. Strong ones (password, secret, api/private/access key,
+  credential, ``DB_PASS``) take any literal: a quoted or tight ``KEY=value``
+  (shell, ``.env``, query string) of 6+ characters, or an unquoted value after a
+  spaced separator (``password: x`` in YAML, which could also be a variable in
+  code) that looks random (8+ characters with digits). Weak ones (``token``,
+  ``authToken``, ``auth``, ``pat``; also lexer tokens, sentinels, modes) need a
+  value that looks like a generated token: URL-safe alphabet, digits and letters.
+  Descriptive names (``token_count``, ``secret_name``, ``password_file``,
+  ``max_tokens``, ``dropped_secrets``) are not sensitive at all.
+- A literal word under a strong key is still a credential
+  (``POSTGRES_PASSWORD=postgres``, ``apiKey: 'ollama'``), and so is a URL
+  password from documentation (``scott:tiger@``): they are credential-shaped.
 - No generic high-entropy rule: hashes, UUIDs, git SHAs and base64 of
-  ordinary data are not secrets.
+  ordinary data are not secrets. A bare password in prose with no key name
+  (``the password is hunter2``) is not found either.
 
 The filter never returns or logs a matched value: a ``SecretMatch`` holds the
 kind, the span and a per-process keyed fingerprint.
@@ -347,12 +357,8 @@ _L = r"(?<![A-Za-z0-9_])"  # a token starts at a boundary
 _R = r"(?![A-Za-z0-9_])"  # and ends at one
 
 
-def _token(prefix: str, body: str, *, tail: str = _R) -> re.Pattern[str]:
-    """A prefixed provider token: ``prefix`` then ``body`` (captured as group 1)."""
-    return re.compile(f"{_L}{prefix}({body}){tail}")
-
-
 def _body_ok(match: re.Match[str]) -> bool:
+    """A token whose body (group 1) is not a stand-in."""
     return not _is_placeholder_body(match.group(1))
 
 
@@ -492,6 +498,7 @@ _PREFIXED: tuple[tuple[str, str, str, str], ...] = (
 
 
 def _prefixed(kind: str, prefix: str, body: str, tail: str) -> _Detector:
+    """A provider token: ``prefix`` then ``body`` (group 1, checked against stand-ins)."""
     return _Detector(kind, re.compile(f"{_L}{prefix}({body}){tail}"), 0, _body_ok)
 
 

@@ -234,3 +234,15 @@ def test_a_b_a_source_changes_are_new_work(isolated_home: Path) -> None:
     entry = cursor["collectorV2"]["sources"]["claude-code"]["sessions"][SID]
     assert entry["generation"] == 2
     assert len(set(sql_keys(isolated_home))) == len(sql_keys(isolated_home))
+
+
+def test_dreamds_own_extraction_runs_are_never_collected(isolated_home: Path) -> None:
+    """A session run in a dreamd extraction folder is skipped, recorded, and plants nothing."""
+    session(isolated_home, PROMPTS, project="/tmp/dreamd-extract-1a2b/work")
+    report = json.loads(collect(isolated_home, "--json").stdout)
+    assert report["selected"] == []
+    assert report["cursor"]["skipped_trivial"] == [f"claude-code:{SID}"]
+    assert sql_keys(isolated_home) == []
+    cursor = json.loads(run_dreamd(isolated_home, "cursor", "export").stdout)
+    entry = cursor["collectorV2"]["sources"]["claude-code"]["sessions"][SID]
+    assert entry["reason"] == "dreamd's own extraction run"

@@ -211,3 +211,20 @@ class TestJson:
         """A cursor document must be an object."""
         with pytest.raises(ValueError, match="object"):
             import_cursor([], "h")  # type: ignore[arg-type]
+
+
+def test_a_concurrent_cursor_change_stops_the_run(tmp_path: Path) -> None:
+    """If another process saved the cursor meanwhile, this run's save refuses, changing nothing."""
+    from datetime import UTC, datetime
+
+    from dreamd.collect.collector import CursorStore
+    from dreamd.errors import Refused
+    from dreamd.statedb import open_state
+
+    state = open_state(tmp_path / "state.db")
+    now = datetime(2026, 11, 30, tzinfo=UTC)
+    mine, theirs = CursorStore(state, "h"), CursorStore(state, "h")
+    theirs.save(skip_trivial(theirs.cursor, "pi:a", "r1", "runner job"), now)
+    with pytest.raises(Refused, match="changed while this run worked"):
+        mine.save(skip_trivial(mine.cursor, "pi:b", "r2", "runner job"), now)
+    assert set(CursorStore(state, "h").cursor.sessions) == {"pi:a"}
