@@ -67,6 +67,8 @@ CRASH = CrashPoint()
 ExtractWindow = Callable[[Conversation, Window, Sequence[str]], Sequence[MemoryItem]]
 #: Filters one item: the item to keep (or None) and how many credential-shaped values it dropped.
 FilterItem = Callable[[MemoryItem], tuple[MemoryItem | None, int]]
+#: Extracts the session-level items (seed 002 phase 3 step 3: events, once per session).
+ExtractSession = Callable[[Conversation, Sequence[Window]], Sequence[MemoryItem]]
 #: The stores a session's items go to, by store name.
 StoresFor = Callable[[Conversation], Mapping[str, Store]]
 
@@ -131,6 +133,7 @@ def collect(
     extract: ExtractWindow,
     filter_item: FilterItem,
     stores_for: StoresFor,
+    extract_session: ExtractSession | None = None,
 ) -> CollectResult:
     """One collector pass over the sessions selection offers."""
     result = CollectResult()
@@ -160,7 +163,8 @@ def collect(
             result.blocked.append(f"{info.key}: changed since it was selected")
             continue
         _collect_session(conversation, request, cursors, catalog, plans_dir, extract,
-                         filter_item, stores_for(conversation), result)  # fmt: skip
+                         filter_item, stores_for(conversation), result,
+                         extract_session)  # fmt: skip
     return result
 
 
@@ -211,6 +215,7 @@ def _collect_session(
     filter_item: FilterItem,
     stores: Mapping[str, Store],
     result: CollectResult,
+    extract_session: ExtractSession | None = None,
 ) -> None:
     key = f"{conversation.tool}:{conversation.session_id}"
     cursor = observe(cursors.cursor, key, conversation.revision)
@@ -220,7 +225,8 @@ def _collect_session(
         _finish_open_window(conversation, key, cursors, plans_dir, stores, request.now, result)
     state = cursors.cursor.state(key) if not request.dry_run else cursor.state(key)
     pending = pending_messages(state, conversation.messages)
-    for window in split_windows(conversation, pending, request.window_messages):
+    windows = split_windows(conversation, pending, request.window_messages)
+    for window in windows:
         result.windows += 1
         items = _window_items(conversation, window, extract, filter_item, result)
         wkey = window_key(
@@ -232,8 +238,48 @@ def _collect_session(
             result.would_plant.extend(items)
             continue
         _plant_window(plan, window, key, cursors, plans_dir, stores, request.now, result)
+    if extract_session is not None and windows:
+        _session_stage(conversation, windows, request, state.generation, key, cursors,
+                       plans_dir, stores, result, extract_session, filter_item)  # fmt: skip
     if not request.dry_run:
         _complete_if_stable(conversation, key, cursors, catalog, request.now, result)
+
+
+def _session_stage(
+    conversation: Conversation,
+    windows: Sequence[Window],
+    request: CollectRequest,
+    generation: int,
+    key: str,
+    cursors: CursorStore,
+    plans_dir: Path,
+    stores: Mapping[str, Store],
+    result: CollectResult,
+    extract_session: ExtractSession,
+    filter_item: FilterItem,
+) -> None:
+    """Seed 002 phase 3 step 3: the events scan, once per session after its windows.
+
+    Its plan is keyed by every analysed message, so a retry finds the same
+    keys; its checkpoint acknowledges nothing new (the windows already did).
+    """
+    analysed = [m for window in windows for m in window.messages]
+    items: list[MemoryItem] = []
+    for item in extract_session(conversation, windows):
+        clean, dropped = filter_item(item)
+        result.dropped_secrets += dropped
+        if clean is not None and clean.confidence >= MIN_CONFIDENCE:
+            items.append(clean)
+    if not items:
+        return
+    wkey = "events-" + window_key(
+        request.machine, conversation.tool, conversation.session_id, generation, analysed
+    )
+    plan = make_plan(wkey, key, items, sorted(stores))
+    if request.dry_run:
+        result.would_plant.extend(items)
+        return
+    _plant_window(plan, Window((), ""), key, cursors, plans_dir, stores, request.now, result)
 
 
 def _window_items(

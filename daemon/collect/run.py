@@ -18,6 +18,7 @@ import structlog
 
 from dreamd.catalog import Catalog
 from dreamd.collect.collector import CollectRequest, CollectResult, collect
+from dreamd.collect.collector import ExtractSession as ExtractSessionFn
 from dreamd.collect.collector import ExtractWindow as ExtractFn
 from dreamd.collect.cursor import Window as CursorWindow
 from dreamd.collect.extract import SessionInfo, run_window
@@ -63,6 +64,17 @@ def _extractor(machine: str, now: datetime) -> ExtractFn:
         return run_window(HEURISTIC, piece, missing_facts=missing or None).items
 
     return extract
+
+
+def _session_extractor(machine: str, now: datetime) -> ExtractSessionFn:
+    def extract_session(
+        conversation: Conversation, windows: Sequence[CursorWindow]
+    ) -> Sequence[MemoryItem]:
+        session = SessionInfo.of(conversation, machine=machine, collected=now.date())
+        pieces = [ExtractWindow(session, w.messages, w.digest) for w in windows if w.messages]
+        return HEURISTIC.events(pieces) if pieces else []
+
+    return extract_session
 
 
 def collect_job(
@@ -112,6 +124,7 @@ def collect_job(
                 catalog=catalog,
                 plans_dir=settings.data_dir / "plans",
                 extract=_extractor(request.machine, request.now),
+                extract_session=_session_extractor(request.machine, request.now),
                 filter_item=filter_item,
                 stores_for=stores_for,
             )
