@@ -103,9 +103,10 @@ def configure_logging(
             foreign_pre_chain=_shared_processors(),
             processors=[
                 structlog.stdlib.ProcessorFormatter.remove_processors_meta,
-                _redact,
                 _lead_with_core_keys,
                 structlog.processors.ExceptionRenderer(ExceptionDictTransformer(show_locals=False)),
+                # After the exception is rendered: its message may quote a credential too.
+                _redact,
                 structlog.processors.JSONRenderer(sort_keys=False),
             ],
         )

@@ -109,3 +109,18 @@ def test_credentials_never_reach_a_log_line() -> None:
     logging.getLogger("urllib3").warning("auth header Bearer %s", token)
     assert token not in stream.getvalue()
     assert "REDACTED" in stream.getvalue()
+
+
+def test_credentials_in_exception_messages_are_redacted() -> None:
+    """A token quoted in an exception's message never reaches the rendered line."""
+    stream = io.StringIO()
+    configure_logging("info", stream=stream)
+    token = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+    try:
+        raise RuntimeError(f"push failed with {token}")
+    except RuntimeError:
+        get_logger().exception("collect.failed")
+    assert token not in stream.getvalue()
+    assert (
+        json.loads(stream.getvalue().splitlines()[0])["exception"][0]["exc_type"] == "RuntimeError"
+    )
