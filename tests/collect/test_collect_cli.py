@@ -246,3 +246,40 @@ def test_dreamds_own_extraction_runs_are_never_collected(isolated_home: Path) ->
     cursor = json.loads(run_dreamd(isolated_home, "cursor", "export").stdout)
     entry = cursor["collectorV2"]["sources"]["claude-code"]["sessions"][SID]
     assert entry["reason"] == "dreamd's own extraction run"
+
+
+def kill_run(home: Path, kill_at: int) -> subprocess.CompletedProcess[str]:
+    """`dreamd collect` killed before its kill_at-th state-changing I/O call (0: not killed)."""
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "DREAMD_"))}
+    environment["HOME"] = str(home)
+    return subprocess.run(
+        [sys.executable, "-m", "tests.collect.killer", str(kill_at), "collect"],
+        capture_output=True, text=True, env=environment, timeout=300, check=False,
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def io_calls(tmp_path_factory: pytest.TempPathFactory) -> int:
+    home = tmp_path_factory.mktemp("count") / "home"
+    home.mkdir()
+    session(home, LONG)
+    result = kill_run(home, 0)
+    assert result.returncode == 0, result.stderr
+    return int(result.stderr.strip().rsplit("io-calls ", 1)[1])
+
+
+@pytest.mark.parametrize("share", [i / 20 for i in range(20)])
+def test_killed_mid_io_anywhere_a_rerun_plants_exactly_once(
+    isolated_home: Path, share: float, io_calls: int, uninterrupted: tuple[list[str], list[str]]
+) -> None:
+    """SIGKILL at 20 points spread over every I/O call (store writes included), then a rerun."""
+    session(isolated_home, LONG)
+    kill_at = 1 + int(share * (io_calls - 1))
+    assert kill_run(isolated_home, kill_at).returncode == -9
+    rerun = collect(isolated_home)
+    assert rerun.returncode == 0, rerun.stderr
+    files, keys = stores_of(isolated_home)
+    assert keys == uninterrupted[1]
+    assert [f.split("collected:")[0] for f in files] == [
+        f.split("collected:")[0] for f in uninterrupted[0]
+    ]
