@@ -43,6 +43,7 @@ from dreamd.render import (
 )
 from dreamd.selection import SelectionPolicy, select
 from dreamd.statedb import StateDB, open_state
+from dreamd.stores.sql import SqlStore
 
 __all__ = ["cli", "main"]
 
@@ -74,6 +75,16 @@ def _setup(config_path: Path | None) -> tuple[Settings, StateDB]:
     settings = load_settings(config_path)
     configure_logging(os.environ.get("DREAMD_LOG_LEVEL", "warning"), stream=sys.stderr)
     return settings, open_state(settings.state_db)
+
+
+def _sql_store(settings: Settings) -> SqlStore | None:
+    """The configured SQL store, if there is one to gate (a missing SQLite file means none yet)."""
+    if "sql" not in settings.config.collect.stores:
+        return None
+    url = settings.sql_url
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
+        return None
+    return SqlStore(url, host=settings.machine)
 
 
 def _live_ids_from_env() -> frozenset[str]:
@@ -192,7 +203,12 @@ def dream(
     progress.done()
     with ProcessLock(settings.data_dir, "dream"):
         outcome = dream_job(
-            request, state=state, state_dir=settings.data_dir, env=os.environ, home=Path.home()
+            request,
+            state=state,
+            state_dir=settings.data_dir,
+            env=os.environ,
+            home=Path.home(),
+            sql=_sql_store(settings),
         )
     if as_json:
         click.echo(dump_json(to_json(outcome.report)))
@@ -211,7 +227,7 @@ def dream(
 def undo(run_id: str, config_path: Path | None) -> None:
     """Put back everything one dream run moved or rewrote, byte for byte."""
     settings, state = _setup(config_path)
-    restored = undo_job(run_id, state=state, state_dir=settings.data_dir)
+    restored = undo_job(run_id, state=state, state_dir=settings.data_dir, sql=_sql_store(settings))
     click.echo(f"restored {len(restored)} file(s) changed by run {run_id}")
 
 

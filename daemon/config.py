@@ -179,6 +179,11 @@ class Settings:
     def state_db(self) -> Path:
         return self.data_dir / "state.db"
 
+    @property
+    def sql_url(self) -> str:
+        """The SQL store's URL: ``[stores.sql] url``, else SQLite in the data dir."""
+        return self.config.stores.sql.url or f"sqlite:///{self.data_dir / 'memory.db'}"
+
 
 def default_config_path(env: Mapping[str, str]) -> Path:
     """``$DREAMD_CONFIG`` or the platform's config location for dreamd."""

@@ -213,6 +213,33 @@ class SqlStore:
                 raise WriteUncertain(f"committing to {self.name} broke off: {error}") from error
         return receipt
 
+    def items_with_status(self, status: str) -> list[tuple[str, MemoryItem | None]]:
+        """``(op_key, item)`` of every row with ``status`` (None: the row holds no valid item)."""
+        with self._transaction() as connection:
+            rows = connection.execute(
+                select(memory_item).where(memory_item.c.status == status).order_by(memory_item.c.id)
+            ).all()
+        return [(row.op_key, _item_or_none(row)) for row in rows]
+
+    def status_of(self, op_key: str) -> str | None:
+        """The status of the row written under ``op_key`` (None when there is none)."""
+        with self._transaction() as connection:
+            row = _row_by_key(connection, op_key)
+        return None if row is None else str(row.status)
+
+    def set_status(self, op_key: str, status: str, *, expected: str) -> bool:
+        """Move one row from ``expected`` to ``status``; False when it was not in ``expected``."""
+        try:
+            with self.engine.begin() as connection:
+                result = connection.execute(
+                    memory_item.update()
+                    .where(memory_item.c.op_key == op_key, memory_item.c.status == expected)
+                    .values(status=status)
+                )
+        except SQLAlchemyError as error:
+            raise StoreError(f"cannot update the store {self.name}: {error}") from error
+        return bool(result.rowcount)
+
     @contextmanager
     def _transaction(self) -> Iterator[Connection]:
         """One read transaction; driver errors become ``StoreError``."""

@@ -94,8 +94,7 @@ def collect_job(
             f"{configured.extractor!r} is not available yet",
         )
     claude = claude_dir(env, home)
-    sql_url = settings.config.stores.sql.url or f"sqlite:///{settings.data_dir / 'memory.db'}"
-    sql = SqlStore(sql_url, host=request.machine) if "sql" in configured.stores else None
+    sql = SqlStore(settings.sql_url, host=request.machine) if "sql" in configured.stores else None
     catalog = Catalog(state, settings.source_roots)
     with ProcessLock(settings.data_dir, "collect"):
         structlog.contextvars.bind_contextvars(run_id=request.run_id)

@@ -7,20 +7,24 @@ run that is not recorded did not happen).
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+import msgspec
 import structlog
 
-from dreamd.dream.execute import undo_conflicts, undo_run
+from dreamd.dream.execute import atomic_write, undo_conflicts, undo_run
 from dreamd.dream.gardener import DreamRequest, run_dream
 from dreamd.dream.report import RunReport
+from dreamd.dream.sqlgate import sql_gate
 from dreamd.errors import NotFound, Refused
 from dreamd.logs import get_logger
 from dreamd.statedb import StateDB
+from dreamd.stores.sql import STATUS_NEW, SqlStore
 
 __all__ = ["DreamOutcome", "dream_job", "undo_job"]
 
@@ -42,6 +46,7 @@ def dream_job(
     state_dir: Path,
     env: Mapping[str, str],
     home: Path,
+    sql: SqlStore | None = None,
 ) -> DreamOutcome:
     """One recorded dream run."""
     structlog.contextvars.bind_contextvars(run_id=request.run_id)
@@ -53,6 +58,13 @@ def dream_job(
             for info in state.load_session_cache().values()
         ]
         report = run_dream(request, env=env, home=home, state_dir=state_dir, sessions=sessions)
+        if sql is not None and request.mode != "apply-pending":
+            lines = gate_sql(
+                sql, state_dir / "runs" / request.run_id, dry_run=request.mode == "dry-run"
+            )
+            if lines:
+                mode = "apply" if request.mode == "apply" else report.mode
+                report = dataclasses.replace(report, mode=mode, messages=(*report.messages, *lines))
         refused = [folder for folder in report.directories if folder.refused]
         outcome = "refused" if refused else "ok"
         return DreamOutcome(report, 1 if refused else 0)
@@ -70,7 +82,43 @@ def dream_job(
         structlog.contextvars.unbind_contextvars("run_id")
 
 
-def undo_job(run_id: str, *, state: StateDB, state_dir: Path) -> list[str]:
+SQL_MOVES = "sql-status.json"
+
+
+def gate_sql(sql: SqlStore, run_dir: Path, *, dry_run: bool) -> list[str]:
+    """Run the validate gate over the SQL store's ``new`` rows; record each move for undo."""
+    verdicts = sql_gate(sql.items_with_status(STATUS_NEW), sql.items_with_status("accepted"))
+    if dry_run:
+        return [f"would mark SQL item {v.op_key} {v.status}: {v.reason}" for v in verdicts]
+    moves: list[list[str]] = []
+    lines: list[str] = []
+    for verdict in verdicts:
+        if not moves:
+            run_dir.mkdir(parents=True, exist_ok=True)
+        if sql.set_status(verdict.op_key, verdict.status, expected=STATUS_NEW):
+            moves.append([verdict.op_key, STATUS_NEW, verdict.status])
+            atomic_write(run_dir / SQL_MOVES, msgspec.json.encode(moves))
+            lines.append(f"SQL item {verdict.op_key} {verdict.status}: {verdict.reason}")
+    return lines
+
+
+def _sql_conflicts(sql: SqlStore | None, run_dir: Path) -> list[str]:
+    path = run_dir / SQL_MOVES
+    if not path.exists():
+        return []
+    if sql is None:
+        return ["the run changed SQL store items, but no SQL store is configured"]
+    moves = msgspec.json.decode(path.read_bytes())
+    return [
+        f"SQL item {key} is no longer {new}"
+        for key, _old, new in moves
+        if sql.status_of(key) != new
+    ]
+
+
+def undo_job(
+    run_id: str, *, state: StateDB, state_dir: Path, sql: SqlStore | None = None
+) -> list[str]:
     """Undo every folder change of one dream run; raises ``Refused``/``NotFound``."""
     run_dir = state_dir / "runs" / run_id
     if run_id and os.sep not in run_id and not run_dir.is_dir() and state.run(run_id):
@@ -80,8 +128,14 @@ def undo_job(run_id: str, *, state: StateDB, state_dir: Path) -> list[str]:
         raise NotFound(f"no dream run {run_id!r} with changes to undo (recent runs: {known})")
     folders = sorted(path for path in run_dir.iterdir() if path.is_dir())
     conflicts = [conflict for folder in folders for conflict in undo_conflicts(folder)]
+    conflicts += _sql_conflicts(sql, run_dir)
     if conflicts:
         raise Refused("cannot undo: " + "; ".join(conflicts))
     restored = [path for folder in folders for path in undo_run(folder)]
+    if sql is not None and (run_dir / SQL_MOVES).exists():
+        for key, old, new in reversed(msgspec.json.decode((run_dir / SQL_MOVES).read_bytes())):
+            sql.set_status(key, old, expected=new)
+            restored.append(f"SQL item {key}")
+        (run_dir / SQL_MOVES).rename(run_dir / (SQL_MOVES + ".undone"))
     log.info("dream.undone", run_id=run_id, restored=len(restored))
     return restored
