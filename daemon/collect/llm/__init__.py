@@ -1,0 +1,1 @@
+"""LLM extractors behind the extraction pipeline's interface (SDKs imported lazily)."""

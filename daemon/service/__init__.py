@@ -1,0 +1,1 @@
+"""The service: scheduler, transcript watcher, systemd notification, service files."""

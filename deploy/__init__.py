@@ -1,0 +1,1 @@
+"""Service definitions ``dreamd install-service`` writes: systemd user unit, launchd agent."""
