@@ -8,10 +8,9 @@ progress go to stderr (progress only when stderr is a terminal).
 from __future__ import annotations
 
 import os
-import secrets
 import sys
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
@@ -20,17 +19,22 @@ import msgspec
 
 from dreamd import __version__
 from dreamd.catalog import Catalog
-from dreamd.collect.collector import CollectRequest
 from dreamd.collect.cursor import selection_view
 from dreamd.collect.cursor_json import import_cursor
 from dreamd.collect.report import report_text
-from dreamd.collect.run import collect_job
 from dreamd.config import Settings, load_settings
-from dreamd.dream.gardener import DreamRequest, default_budget
 from dreamd.dream.report import markdown, to_json
-from dreamd.dream.run import dream_job, undo_job
+from dreamd.dream.run import undo_job
 from dreamd.errors import DreamdError, NotAvailable
-from dreamd.lock import ProcessLock
+from dreamd.jobs import (
+    collect_request,
+    dream_request,
+    live_ids_from_env,
+    run_collect,
+    run_dream,
+    selection_policy,
+    sql_store_to_gate,
+)
 from dreamd.logs import configure_logging, get_logger
 from dreamd.readers import READERS
 from dreamd.render import (
@@ -41,9 +45,8 @@ from dreamd.render import (
     selection_json,
     selection_text,
 )
-from dreamd.selection import SelectionPolicy, select
+from dreamd.selection import select
 from dreamd.statedb import StateDB, open_state
-from dreamd.stores.sql import SqlStore
 
 __all__ = ["cli", "main"]
 
@@ -77,22 +80,6 @@ def _setup(config_path: Path | None) -> tuple[Settings, StateDB]:
     return settings, open_state(settings.state_db)
 
 
-def _sql_store(settings: Settings) -> SqlStore | None:
-    """The configured SQL store, if there is one to gate (a missing SQLite file means none yet)."""
-    if "sql" not in settings.config.collect.stores:
-        return None
-    url = settings.sql_url
-    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
-        return None
-    return SqlStore(url, host=settings.machine)
-
-
-def _live_ids_from_env() -> frozenset[str]:
-    """Sessions the environment says are running now (seed 002: ``PI_SESSION_ID``)."""
-    pi_session = os.environ.get("PI_SESSION_ID", "").strip()
-    return frozenset({f"pi:{pi_session}", f"omp:{pi_session}"} if pi_session else ())
-
-
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="dreamd")
 def cli() -> None:
@@ -118,17 +105,12 @@ def sources_list(
     progress = Progress("reading sessions", sys.stderr)
     result = Catalog(state, settings.source_roots).scan(tool, progress=progress)
     progress.done()
-    collect = settings.config.collect
-    policy = SelectionPolicy(
-        live_guard=timedelta(minutes=collect.live_guard_minutes),
-        budget_sessions=collect.budget_sessions,
-        budget_messages=collect.budget_messages,
-    )
+    policy = selection_policy(settings)
     selection = select(
         result.sessions,
         selection_view(import_cursor(state.load_cursor(settings.machine)[1], settings.machine)),
         now=datetime.now(UTC),
-        live_ids=_live_ids_from_env(),
+        live_ids=live_ids_from_env(os.environ),
         policy=policy,
     )
     page = selection.decisions[offset : None if limit is None else offset + limit]
@@ -187,29 +169,19 @@ def dream(
     if dry_run and apply_pending:
         raise click.UsageError("--dry-run and --apply-pending cannot be combined")
     settings, state = _setup(config_path)
-    configured = settings.config.dream
-    mode = "dry-run" if dry_run or configured.mode == "propose" else "apply"
-    request = DreamRequest(
-        mode="apply-pending" if apply_pending else mode,  # type: ignore[arg-type]
+    request = dream_request(
+        settings,
+        os.environ,
         now=datetime.now(UTC),
-        budget=default_budget(os.environ, configured.index_budget_bytes),
-        only=tuple(path.absolute() for path in roots),
-        extra_roots=tuple(Path(root).expanduser() for root in configured.roots),
+        dry_run=dry_run,
+        apply_pending=apply_pending,
+        roots=roots,
     )
-    # Transcripts name the projects whose memory folders and repositories the dream
-    # checks; the scan reads only sessions that changed since the last one.
     progress = Progress("reading sessions", sys.stderr)
-    Catalog(state, settings.source_roots).scan(progress=progress)
+    outcome = run_dream(
+        settings, state, request, env=os.environ, home=Path.home(), progress=progress
+    )
     progress.done()
-    with ProcessLock(settings.data_dir, "dream"):
-        outcome = dream_job(
-            request,
-            state=state,
-            state_dir=settings.data_dir,
-            env=os.environ,
-            home=Path.home(),
-            sql=_sql_store(settings),
-        )
     if as_json:
         click.echo(dump_json(to_json(outcome.report)))
     else:
@@ -227,7 +199,9 @@ def dream(
 def undo(run_id: str, config_path: Path | None) -> None:
     """Put back everything one dream run moved or rewrote, byte for byte."""
     settings, state = _setup(config_path)
-    restored = undo_job(run_id, state=state, state_dir=settings.data_dir, sql=_sql_store(settings))
+    restored = undo_job(
+        run_id, state=state, state_dir=settings.data_dir, sql=sql_store_to_gate(settings)
+    )
     click.echo(f"restored {len(restored)} file(s) changed by run {run_id}")
 
 
@@ -246,21 +220,15 @@ def collect_command(
 ) -> None:
     """One collector pass: plant what finished sessions established into the memory stores."""
     settings, state = _setup(config_path)
-    configured = settings.config.collect
-    request = CollectRequest(
-        machine=settings.machine,
+    request = collect_request(
+        settings,
+        os.environ,
         now=datetime.now(UTC),
-        run_id=secrets.token_hex(6),
-        policy=SelectionPolicy(
-            live_guard=timedelta(minutes=configured.live_guard_minutes),
-            budget_sessions=budget or configured.budget_sessions,
-            budget_messages=configured.budget_messages,
-        ),
-        window_messages=configured.window_messages,
-        live_ids=_live_ids_from_env() | frozenset(live),
+        budget=budget,
+        live=frozenset(live),
         dry_run=dry_run,
     )
-    _result, document = collect_job(settings, state, request, env=os.environ, home=Path.home())
+    _result, document = run_collect(settings, state, request, env=os.environ, home=Path.home())
     click.echo(dump_json(document) if as_json else report_text(document), nl=as_json)
 
 

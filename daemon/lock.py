@@ -3,42 +3,71 @@
 ``flock`` is released by the kernel when its holder dies, even by SIGKILL, so
 there is never a stale lock to clean up. The PID file is only information
 (for the error message and ``dreamd status``); the lock is the ``flock``.
+
+Collect and dream share one lock, the *pipeline* lock (``pipeline_lock``):
+they never run at the same time, nor twice at once, whether started by the
+service or by hand. The PID file names which job holds it.
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
 from dreamd.errors import LockHeld
 
-__all__ = ["ProcessLock", "lock_holder"]
+__all__ = ["PIPELINE", "Holder", "ProcessLock", "holder", "lock_holder", "pipeline_lock"]
+
+#: The lock collect and dream share.
+PIPELINE = "pipeline"
+
+_POLL_SECONDS = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class Holder:
+    """Who holds a lock: a PID and the job it runs (``collect``, ``dream``)."""
+
+    pid: int
+    job: str
 
 
 class ProcessLock:
-    """An exclusive, non-blocking process lock named ``what`` (e.g. "collect")."""
+    """An exclusive process lock named ``what``, held for ``job`` (default: ``what``)."""
 
-    def __init__(self, directory: Path, what: str) -> None:
+    def __init__(self, directory: Path, what: str, *, job: str | None = None) -> None:
         self.what = what
+        self.job = job or what
         self.path = directory / f"{what}.lock"
         self.pid_path = directory / f"{what}.pid"
         self._descriptor: int | None = None
 
-    def acquire(self) -> None:
-        """Take the lock now or raise ``LockHeld`` naming the holder's PID."""
+    def acquire(self, *, wait: float = 0.0, cancelled: Callable[[], bool] = lambda: False) -> None:
+        """Take the lock, waiting up to ``wait`` seconds; else raise ``LockHeld`` naming the holder.
+
+        ``cancelled`` is asked while waiting: a service shutting down stops waiting at once.
+        """
         self.path.parent.mkdir(parents=True, exist_ok=True)
         descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
-        try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(descriptor)
-            raise LockHeld(
-                f"dreamd {self.what}", lock_holder(self.path.parent, self.what)
-            ) from None
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline or cancelled():
+                    os.close(descriptor)
+                    current = holder(self.path.parent, self.what)
+                    running = f"dreamd {current.job}" if current else f"dreamd {self.what}"
+                    raise LockHeld(running, current.pid if current else None) from None
+                time.sleep(_POLL_SECONDS)
         self._descriptor = descriptor
-        self.pid_path.write_text(f"{os.getpid()}\n")
+        self.pid_path.write_text(f"{os.getpid()} {self.job}\n")
 
     def release(self) -> None:
         """Give the lock back (the PID file goes first, so nobody reads a stale PID)."""
@@ -50,7 +79,8 @@ class ProcessLock:
         self._descriptor = None
 
     def __enter__(self) -> ProcessLock:
-        self.acquire()
+        if self._descriptor is None:  # not taken yet by an explicit ``acquire``
+            self.acquire()
         return self
 
     def __exit__(
@@ -62,8 +92,13 @@ class ProcessLock:
         self.release()
 
 
-def lock_holder(directory: Path, what: str) -> int | None:
-    """The PID recorded by the current holder of lock ``what``, if any is held."""
+def pipeline_lock(directory: Path, job: str) -> ProcessLock:
+    """The lock ``job`` (collect or dream) takes: one for both, so they never overlap."""
+    return ProcessLock(directory, PIPELINE, job=job)
+
+
+def holder(directory: Path, what: str) -> Holder | None:
+    """The current holder of lock ``what``, if it is held (the PID as its holder wrote it)."""
     path = directory / f"{what}.lock"
     try:
         descriptor = os.open(path, os.O_RDWR)
@@ -72,12 +107,23 @@ def lock_holder(directory: Path, what: str) -> int | None:
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        try:
-            return int((directory / f"{what}.pid").read_text().strip())
-        except (OSError, ValueError):
-            return None
+        return _recorded(directory / f"{what}.pid", what)
     else:
         fcntl.flock(descriptor, fcntl.LOCK_UN)
         return None
     finally:
         os.close(descriptor)
+
+
+def _recorded(pid_path: Path, what: str) -> Holder | None:
+    try:
+        fields = pid_path.read_text().split()
+        return Holder(int(fields[0]), fields[1] if len(fields) > 1 else what)
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def lock_holder(directory: Path, what: str) -> int | None:
+    """The PID recorded by the current holder of lock ``what``, if any is held."""
+    current = holder(directory, what)
+    return current.pid if current else None

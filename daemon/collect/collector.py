@@ -84,6 +84,9 @@ class CollectRequest:
     window_messages: int = 30
     live_ids: frozenset[str] = frozenset()
     dry_run: bool = False
+    #: Asked between windows; True stops the pass cleanly (the service's SIGTERM): every
+    #: finished window stays checkpointed, the session stays partial and resumes next time.
+    stop: Callable[[], bool] = field(default=lambda: False, compare=False)
 
 
 @dataclass
@@ -102,6 +105,7 @@ class CollectResult:
     blocked: list[str] = field(default_factory=list)
     handoff: int = 0
     tokens: int = 0
+    stopped: str | None = None  # why the pass ended early, if it did
 
 
 class CursorStore:
@@ -154,6 +158,8 @@ def collect(
         _record_trivial(selection, cursors, request.now, result)
     for decision in selection.selected:
         info = decision.session
+        if _stopping(request, result):
+            break
         try:
             conversation = catalog.read(info.tool, info.session_id)
         except Exception as error:  # a source that vanished or broke since the scan
@@ -166,6 +172,14 @@ def collect(
                          filter_item, stores_for(conversation), result,
                          extract_session)  # fmt: skip
     return result
+
+
+def _stopping(request: CollectRequest, result: CollectResult) -> bool:
+    """Whether the pass was asked to stop (recorded once in the result)."""
+    if result.stopped is None and request.stop():
+        result.stopped = "stop requested"
+        log.info("collect.stopping", reason=result.stopped)
+    return result.stopped is not None
 
 
 def is_own_run(project: str | None) -> bool:
@@ -227,6 +241,9 @@ def _collect_session(
     pending = pending_messages(state, conversation.messages)
     windows = split_windows(conversation, pending, request.window_messages)
     for window in windows:
+        if _stopping(request, result):
+            result.partial.append(key)
+            return
         result.windows += 1
         items = _window_items(conversation, window, extract, filter_item, result)
         wkey = window_key(

@@ -9,7 +9,7 @@ made from the project path the way Claude Code names its folders.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,7 @@ from dreamd.collect.secrets import filter_item
 from dreamd.config import Settings
 from dreamd.dream.discovery import claude_dir
 from dreamd.errors import ConfigError
-from dreamd.lock import ProcessLock
+from dreamd.lock import pipeline_lock
 from dreamd.logs import get_logger
 from dreamd.readers import Conversation
 from dreamd.statedb import StateDB
@@ -84,8 +84,15 @@ def collect_job(
     *,
     env: Mapping[str, str],
     home: Path,
+    catalog: Catalog | None = None,
+    lock_wait: float = 0.0,
+    cancelled: Callable[[], bool] = lambda: False,
 ) -> tuple[CollectResult, dict[str, Any]]:
-    """One recorded, locked collector pass; returns the result and its stored report."""
+    """One recorded collector pass under the pipeline lock; returns the result and its report.
+
+    ``lock_wait`` is how long to wait for a running dream (the service waits, a hand run
+    does not); ``catalog`` lets the service reuse its catalog and what its watcher knows.
+    """
     configured = settings.config.collect
     if configured.extractor != "heuristic":
         raise ConfigError(
@@ -95,8 +102,10 @@ def collect_job(
         )
     claude = claude_dir(env, home)
     sql = SqlStore(settings.sql_url, host=request.machine) if "sql" in configured.stores else None
-    catalog = Catalog(state, settings.source_roots)
-    with ProcessLock(settings.data_dir, "collect"):
+    catalog = catalog or Catalog(state, settings.source_roots)
+    lock = pipeline_lock(settings.data_dir, "collect")
+    lock.acquire(wait=lock_wait, cancelled=cancelled)
+    with lock:
         structlog.contextvars.bind_contextvars(run_id=request.run_id)
         state.start_run(
             request.run_id, "collect", "dry-run" if request.dry_run else "apply", request.now

@@ -145,8 +145,8 @@ def test_a_second_collector_is_refused_with_the_pid(isolated_home: Path) -> None
     """While one collect holds the lock, another exits 1 naming the holder's PID."""
     holder = subprocess.Popen(
         [sys.executable, "-c",
-         "import sys,time;from pathlib import Path;from dreamd.lock import ProcessLock;"
-         "l=ProcessLock(Path(sys.argv[1]),'collect');l.acquire();print('held',flush=True);time.sleep(60)",
+         "import sys,time;from pathlib import Path;from dreamd.lock import pipeline_lock;"
+         "l=pipeline_lock(Path(sys.argv[1]),'collect');l.acquire();print('held',flush=True);time.sleep(60)",
          str(data(isolated_home))],
         stdout=subprocess.PIPE, text=True,
     )  # fmt: skip

@@ -1,0 +1,166 @@
+"""The two jobs as the command line and the service both start them.
+
+One place turns the settings into a collect or dream request and runs it
+under the pipeline lock, so ``dreamd collect`` by hand and the service's
+02:30 run are the same code: same selection, same stores, same records.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Mapping
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from dreamd.catalog import Catalog
+from dreamd.collect.collector import CollectRequest, CollectResult
+from dreamd.collect.run import collect_job
+from dreamd.config import Settings
+from dreamd.dream.gardener import DreamRequest, default_budget
+from dreamd.dream.run import DreamOutcome, dream_job
+from dreamd.lock import pipeline_lock
+from dreamd.selection import SelectionPolicy
+from dreamd.statedb import StateDB
+from dreamd.stores.sql import SqlStore
+
+__all__ = [
+    "collect_request",
+    "dream_request",
+    "live_ids_from_env",
+    "new_run_id",
+    "run_collect",
+    "run_dream",
+    "sql_store_to_gate",
+]
+
+
+def new_run_id() -> str:
+    """A short random id naming one job run in logs, records and reports."""
+    return secrets.token_hex(6)
+
+
+def live_ids_from_env(env: Mapping[str, str]) -> frozenset[str]:
+    """Sessions the environment says are running now (seed 002: ``PI_SESSION_ID``)."""
+    pi_session = env.get("PI_SESSION_ID", "").strip()
+    return frozenset({f"pi:{pi_session}", f"omp:{pi_session}"} if pi_session else ())
+
+
+def selection_policy(settings: Settings, budget: int | None = None) -> SelectionPolicy:
+    """The configured selection policy; ``budget`` overrides the session budget."""
+    configured = settings.config.collect
+    return SelectionPolicy(
+        live_guard=timedelta(minutes=configured.live_guard_minutes),
+        budget_sessions=budget or configured.budget_sessions,
+        budget_messages=configured.budget_messages,
+    )
+
+
+def collect_request(
+    settings: Settings,
+    env: Mapping[str, str],
+    *,
+    now: datetime,
+    budget: int | None = None,
+    live: frozenset[str] = frozenset(),
+    dry_run: bool = False,
+    stop: Callable[[], bool] = lambda: False,
+) -> CollectRequest:
+    """A collector pass as configured, with the command line's or the service's overrides."""
+    return CollectRequest(
+        machine=settings.machine,
+        now=now,
+        run_id=new_run_id(),
+        policy=selection_policy(settings, budget),
+        window_messages=settings.config.collect.window_messages,
+        live_ids=live_ids_from_env(env) | live,
+        dry_run=dry_run,
+        stop=stop,
+    )
+
+
+def dream_request(
+    settings: Settings,
+    env: Mapping[str, str],
+    *,
+    now: datetime,
+    dry_run: bool = False,
+    apply_pending: bool = False,
+    roots: tuple[Path, ...] = (),
+) -> DreamRequest:
+    """A dream run as configured (``mode = "propose"`` makes every run a dry run)."""
+    configured = settings.config.dream
+    mode = "dry-run" if dry_run or configured.mode == "propose" else "apply"
+    return DreamRequest(
+        mode="apply-pending" if apply_pending else mode,  # type: ignore[arg-type]
+        now=now,
+        budget=default_budget(env, configured.index_budget_bytes),
+        only=tuple(path.absolute() for path in roots),
+        extra_roots=tuple(Path(root).expanduser() for root in configured.roots),
+        run_id=new_run_id(),
+    )
+
+
+def sql_store_to_gate(settings: Settings) -> SqlStore | None:
+    """The configured SQL store, if there is one to gate (a missing SQLite file means none yet)."""
+    if "sql" not in settings.config.collect.stores:
+        return None
+    url = settings.sql_url
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
+        return None
+    return SqlStore(url, host=settings.machine)
+
+
+def run_collect(
+    settings: Settings,
+    state: StateDB,
+    request: CollectRequest,
+    *,
+    env: Mapping[str, str],
+    home: Path,
+    catalog: Catalog | None = None,
+    lock_wait: float = 0.0,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> tuple[CollectResult, dict[str, Any]]:
+    """One collector pass under the pipeline lock (see ``collect_job``)."""
+    return collect_job(
+        settings,
+        state,
+        request,
+        env=env,
+        home=home,
+        catalog=catalog,
+        lock_wait=lock_wait,
+        cancelled=cancelled,
+    )
+
+
+def run_dream(
+    settings: Settings,
+    state: StateDB,
+    request: DreamRequest,
+    *,
+    env: Mapping[str, str],
+    home: Path,
+    catalog: Catalog | None = None,
+    lock_wait: float = 0.0,
+    cancelled: Callable[[], bool] = lambda: False,
+    progress: Callable[[int, int], None] | None = None,
+) -> DreamOutcome:
+    """One dream run under the pipeline lock.
+
+    Transcripts name the projects whose memory folders and repositories the
+    dream checks; the scan first reads only the sessions that changed.
+    """
+    (catalog or Catalog(state, settings.source_roots)).scan(progress=progress)
+    sql = sql_store_to_gate(settings)
+    lock = pipeline_lock(settings.data_dir, "dream")
+    lock.acquire(wait=lock_wait, cancelled=cancelled)
+    try:
+        with lock:
+            return dream_job(
+                request, state=state, state_dir=settings.data_dir, env=env, home=home, sql=sql
+            )
+    finally:
+        if sql is not None:
+            sql.close()
