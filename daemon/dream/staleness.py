@@ -216,13 +216,31 @@ def judge(
     return Verdict("FULLY_STALE")
 
 
-_MEMORY_PATH = re.compile(rb"(/[^\s\"'`<>|]*?/(?:memory|agent-memory/[^/\s\"'`]+)/[^/\s\"'`]+\.md)")
+#: A run of bytes that can be one path (no whitespace, quote, backtick, ``<``, ``>`` or ``|``).
+_PATH_RUN = re.compile(rb"[^\s\"'`<>|]+")
+#: Where a memory file's path ends: ``/memory/<file>.md`` or ``/agent-memory/<agent>/<file>.md``.
+_MEMORY_TAIL = re.compile(rb"/(?:memory|agent-memory/[^/\s\"'`]+)/[^/\s\"'`]+\.md")
 
 
 def memory_paths_in(data: bytes) -> Iterator[Path]:
-    """Absolute memory-file paths named anywhere in a transcript's raw bytes."""
-    for match in _MEMORY_PATH.finditer(data):
-        try:
-            yield Path(match.group(1).decode("utf-8"))
-        except UnicodeDecodeError:
+    """Absolute memory-file paths named anywhere in a transcript's raw bytes.
+
+    Linear in the input: each run of path bytes is cut once, and a path runs
+    from the first ``/`` of its run (or after the previous path) to the end of
+    the next memory-file tail. (A single lazy regex over the whole transcript
+    went quadratic on long lines full of slashes: 50 s for one real folder.)
+    """
+    for run in _PATH_RUN.finditer(data):
+        text = run.group()
+        if b"memory/" not in text:
             continue
+        start = 0
+        for tail in _MEMORY_TAIL.finditer(text):
+            slash = text.find(b"/", start)
+            if tail.start() < start or not 0 <= slash < tail.start():
+                continue  # a path needs a folder before its memory folder
+            start = tail.end()
+            try:
+                yield Path(text[slash : tail.end()].decode("utf-8"))
+            except UnicodeDecodeError:
+                continue

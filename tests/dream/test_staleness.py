@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dreamd.dream.model import RefCheck
 from dreamd.dream.staleness import (
@@ -190,3 +193,20 @@ def test_memory_without_front_matter_is_evergreen() -> None:
     assert not m.has_front_matter
     verdict = judge(m, GONE, now=NOW, terms=frozenset(), read_paths=frozenset())
     assert verdict.classification == "EVERGREEN"
+
+
+#: The single-regex definition of a memory path, kept as the oracle for the linear scanner.
+_REFERENCE = re.compile(rb"(/[^\s\"'`<>|]*?/(?:memory|agent-memory/[^/\s\"'`]+)/[^/\s\"'`]+\.md)")
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [b"/", b"a", b"memory", b"agent-memory", b".md", b" ", b'"', b"<", b"x_y", b"\n"]
+        ),
+        max_size=40,
+    ).map(b"".join)
+)
+def test_memory_paths_are_found_as_the_reference_pattern_finds_them(data: bytes) -> None:
+    expected = [Path(m.group(1).decode()) for m in _REFERENCE.finditer(data)]
+    assert list(memory_paths_in(data)) == expected
