@@ -294,7 +294,7 @@ class OpenCodeReader:
     def discover(self, root: Path) -> Iterator[SessionRef | Unresolved]:
         """Sessions of every database under ``root`` (or ``root`` itself), then the JSON tree."""
         seen: set[str] = set()
-        for database in self._databases(root):
+        for database in self.databases(root):
             yield from self._discover_db(database, seen)
         if self.legacy_tree and root.is_dir():
             yield from self._discover_tree(_storage_dir(root), seen)
@@ -318,7 +318,7 @@ class OpenCodeReader:
 
     # -- databases ---------------------------------------------------------
 
-    def _databases(self, root: Path) -> list[Path]:
+    def databases(self, root: Path) -> list[Path]:
         """``root`` when it is a file, else the tool's databases inside it."""
         if root.is_file():
             return [root]

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
-from dreamd.dream import checks, gate, gitmode, index, promotion, proposal, similarity
+from dreamd.dream import checks, gate, gitmode, index, promotion, proposal, similarity, trajectories
 from dreamd.dream.budget import invariant_from_disk
 from dreamd.dream.discovery import FolderTarget, claude_dir, discover_folders
 from dreamd.dream.execute import CrashPoint, Executor, sha256_of
@@ -87,8 +87,9 @@ def plan_folder(
     terms: frozenset[str],
     read_paths: frozenset[Path],
     manifests: Mapping[str, str] | None = None,
+    evidence: trajectories.Evidence | None = None,
 ) -> FolderPlan:
-    """Decide everything for one folder (pure given the repository view and manifests)."""
+    """Decide everything for one folder (pure given the view, manifests and trajectory evidence)."""
     decisions: dict[str, Decision] = {}
     for memory in folder.files:
         if gitmode.is_read_only(memory.name):
@@ -136,9 +137,13 @@ def plan_folder(
         now=now,
     )
     new_index = rebuilt.new_index
-    if view is not None and checks.is_sectioned(new_index):
+    verify = _verifier(view) if view is not None else None
+    if evidence is not None:
+        # Seed 003 Phase 3: what the trajectories confirm is never marked.
+        verify = trajectories.confirmed_first(evidence, verify)
+    if verify is not None and checks.is_sectioned(new_index):
         # Seed 003 Phase 5: claims that do not verify are marked, never removed.
-        new_index = checks.mark_unverified(new_index, _verifier(view), include_unverifiable=False)
+        new_index = checks.mark_unverified(new_index, verify, include_unverifiable=False)
     summary = IndexSummary(
         bytes=len(new_index.encode()),
         budget=budget,
@@ -150,6 +155,11 @@ def plan_folder(
     )
     findings = (
         *_findings(folder, new_index, manifests or {}),
+        *(
+            trajectories.findings(folder.index_text or "", evidence, verify)
+            if evidence is not None and verify is not None
+            else ()
+        ),
         *(
             f"{ref.source}: wikilink [[{ref.stem}]] points to a memory moved to the trash"
             for ref in rebuilt.report.wikilinks_to_trashed
@@ -303,7 +313,8 @@ def run_dream(
     reports = []
     changed = False
     for target in targets:
-        report, did = _dream_folder(target, request, views, terms, read_paths, state_dir)
+        databases = trajectories.locate(target.path, env, home)
+        report, did = _dream_folder(target, request, views, terms, read_paths, state_dir, databases)
         reports.append(report)
         changed = changed or did
     candidates = promotion.candidates(claude, reports)
@@ -336,12 +347,21 @@ def _dream_folder(
     terms: frozenset[str],
     read_paths: frozenset[Path],
     state_dir: Path,
+    databases: Sequence[Path] = (),
 ) -> tuple[FolderReport, bool]:
     folder = load_folder(target.path, target.repo)
     view = views.get(target.repo) if target.repo else None
     manifests = checks.read_manifests(target.repo) if target.repo and target.repo.is_dir() else {}
 
     def plan_of(folder: MemoryFolder) -> FolderPlan:
+        # Seed 003: the trajectory databases beside the memory root, read-only.
+        evidence = (
+            trajectories.gather(
+                databases, folder.index_text or "", now=request.now, project=target.repo
+            )
+            if databases
+            else None
+        )
         return plan_folder(
             folder,
             view,
@@ -350,6 +370,7 @@ def _dream_folder(
             terms=terms,
             read_paths=read_paths,
             manifests=manifests,
+            evidence=evidence,
         )
 
     # Seed 002 hand-off: collected items wait in .inbox/ for the validate gate.
