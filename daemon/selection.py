@@ -47,7 +47,7 @@ __all__ = [
     "trivial_reason",
 ]
 
-Status = Literal["eligible", "live", "trivial", "resolved", "unresolved"]
+Status = Literal["eligible", "live", "trivial", "resolved", "unresolved", "held"]
 
 #: Seed 002: sessions of fewer than about four messages are not worth a window.
 MIN_MESSAGES = 4
@@ -57,9 +57,9 @@ MIN_MESSAGES = 4
 class CursorEntry:
     """What the cursor records about one session."""
 
-    state: Literal["resolved", "skipped_trivial", "partial"]
+    state: Literal["resolved", "skipped_trivial", "partial", "held"]
     revision: str
-    reason: str = ""
+    reason: str = ""  # for "held": why the cursor holds the session back (legacy review)
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +186,8 @@ def _guard(
     if live is not None:
         return Decision(info, "live", live)
     entry = cursor.get(info.key)
+    if entry is not None and entry.state == "held":
+        return Decision(info, "held", entry.reason)
     resolved = resolved_reason(info, entry)
     if resolved is not None:
         return Decision(info, "resolved", resolved)

@@ -19,6 +19,10 @@ Invariants:
   ``rename``: it fails when the name is taken) and fsyncs the directory. A
   crash leaves no file or the whole file, and at most a temp file, which
   ``is_temp_name`` tells readers to ignore and ``sweep_temps`` removes later.
+- ``replace_file`` is the one write that replaces a file (the collector's
+  update of an item it planted and the gate has not taken yet): the same
+  temp file and fsync, then ``rename`` over the name and a directory fsync.
+  A crash leaves the old bytes or the new ones under the name, never a mix.
 - Errors: a failure before publishing is a ``StoreError`` (nothing was
   written); from the publishing call on it is a ``WriteUncertain``. Both chain
   the ``OSError``.
@@ -54,6 +58,7 @@ __all__ = [
     "open_folder",
     "open_subfolder",
     "read_file",
+    "replace_file",
     "slugify",
     "sweep_temps",
     "write_new",
@@ -244,6 +249,38 @@ def write_new(folder: int, name: str, data: bytes) -> bool:
     except OSError as error:
         raise WriteUncertain(f"{name!r} was written but not synced: {_reason(error)}") from error
     return True
+
+
+def replace_file(folder: int, name: str, data: bytes) -> None:
+    """Replace existing regular file ``name`` in ``folder`` with ``data``, atomically, durably.
+
+    Callers hold ``exclusive_lock`` on the folder and have just read the file.
+    Raises ``StoreError`` when nothing was replaced (the name is no longer a
+    regular file, or the temp file could not be written) and ``WriteUncertain``
+    from the ``rename`` on.
+    """
+    check_name(name)
+    try:
+        status = os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except OSError as error:
+        raise StoreError(f"cannot replace {name!r} in the store: {_reason(error)}") from error
+    if not stat.S_ISREG(status.st_mode):
+        raise StoreError(f"refusing to replace {name!r}: not a regular file")
+    temp = check_name(f".{name}.{secrets.token_hex(6)}{TEMP_SUFFIX}")
+    try:
+        _write_durably(folder, temp, data)
+    except OSError as error:
+        _discard(folder, temp)
+        raise StoreError(f"cannot write {name!r} in the store: {_reason(error)}") from error
+    try:
+        os.rename(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+    except OSError as error:
+        _discard(folder, temp)
+        raise WriteUncertain(f"replacing {name!r} broke off: {_reason(error)}") from error
+    try:
+        os.fsync(folder)
+    except OSError as error:
+        raise WriteUncertain(f"{name!r} was replaced but not synced: {_reason(error)}") from error
 
 
 def _write_durably(folder: int, name: str, data: bytes) -> None:

@@ -1,4 +1,31 @@
-"""The contract every memory store meets (the collector only adds; it never deletes)."""
+"""The contract every memory store meets (the collector only adds; it never deletes).
+
+Five operations, all keyed by *operation keys* (one per planned store write):
+
+- ``find(op_key)`` / ``verify(receipt, op_key)``: is what the key planted held, unchanged?
+- ``write(op_key, item)``: plant a new item (idempotent per key);
+- ``items_from(source)``: every item the store holds that is tagged with one
+  session's ``source:<tool>:<machine>:<session>``, and whether each one still
+  awaits the gardener's validate gate (``HeldItem.pending``);
+- ``update(op_key, target, item)``: rewrite one *pending* item the collector
+  planted (a later window restated it), recording ``op_key`` on it.
+
+Rules of ``update`` every adapter keeps (tests/stores/test_contract.py checks them):
+
+- only an item the gate has not accepted yet is ever rewritten (an ``.inbox/``
+  file, a SQL row with status ``new``, an in-memory item not marked accepted);
+  an accepted, changed or vanished target is left alone and ``update`` returns
+  None, having written nothing;
+- the rewrite is atomic (temp file and rename, one transaction): a crash
+  leaves the old item or the new one, never a mix;
+- the target is compared with the digest the caller read (``target.digest``)
+  inside the same lock or transaction as the write, so a concurrent change is
+  never overwritten;
+- afterwards ``find(op_key)`` returns a receipt for the target's location that
+  verifies, and ``find(target.op_key)`` still finds the item: both keys name
+  it. A second ``update`` (or a ``write``) under an applied key changes nothing
+  and returns that receipt, so replaying a plan is a no-op.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +34,7 @@ from typing import Protocol
 
 from ._item import MemoryItem, Receipt
 
-__all__ = ["Capabilities", "Store"]
+__all__ = ["Capabilities", "HeldItem", "Store"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +48,21 @@ class Capabilities:
     shared: bool = False  # several hosts may write to it at once
 
 
+@dataclass(frozen=True, slots=True)
+class HeldItem:
+    """One item a store holds for a session, as ``Store.items_from`` lists it.
+
+    ``receipt`` is issued for the key the item was first planted under (its
+    digest is the item as it is now: pass it to ``update`` as the target);
+    ``pending`` is True while the validate gate has not accepted it, i.e. while
+    the collector may still ``update`` it.
+    """
+
+    receipt: Receipt
+    item: MemoryItem
+    pending: bool
+
+
 class Store(Protocol):
     """A memory store adapter. Driver errors surface as ``StoreError`` subclasses."""
 
@@ -31,7 +73,7 @@ class Store(Protocol):
     def capabilities(self) -> Capabilities: ...
 
     def find(self, op_key: str) -> Receipt | None:
-        """The receipt of the item written under ``op_key``, or None if there is none."""
+        """The receipt of the item written (or updated) under ``op_key``, or None if none."""
         ...
 
     def write(self, op_key: str, item: MemoryItem) -> Receipt:
@@ -40,4 +82,21 @@ class Store(Protocol):
 
     def verify(self, receipt: Receipt, op_key: str) -> bool:
         """Whether the store still holds, unchanged, what ``receipt`` says was written."""
+        ...
+
+    def items_from(self, source: str) -> list[HeldItem]:
+        """Every readable item tagged ``source`` (one session), in a stable order.
+
+        Writes no item (an adapter may create its empty table, as ``find`` may).
+        """
+        ...
+
+    def update(self, op_key: str, target: Receipt, item: MemoryItem) -> Receipt | None:
+        """Rewrite the pending item ``target`` names as ``item``, recording ``op_key`` on it.
+
+        ``item`` keeps the target's source, type and name (else ``StoreError``).
+        Returns the receipt for ``op_key``; None, writing nothing, when the target
+        is accepted, gone, or no longer matches ``target.digest``. Raises
+        ``WriteUncertain`` when the rewrite may or may not have happened.
+        """
         ...

@@ -21,12 +21,17 @@ Rules (seed 002 phase 4, SPEC "Stores", issue 4 item 4):
   against ``.inbox/`` and the folder, and always one safe component.
 - One writer at a time: find-then-write runs under ``flock`` on
   ``.inbox/.lock``, so two processes writing one key keep one file.
+- ``update`` rewrites only an ``.inbox/`` file (never an accepted one), under
+  the same lock, after checking the file still has the digest the caller
+  read; it replaces the file atomically and lists the update's key in
+  ``metadata.op_keys`` (the key the gate already reads), so the file is found
+  under every key that wrote it and a replayed update changes nothing.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -44,12 +49,13 @@ from ._atomic import (
     open_folder,
     open_subfolder,
     read_file,
+    replace_file,
     slugify,
     sweep_temps,
     write_new,
 )
 from ._item import MemoryItem, Quote, Receipt
-from ._protocol import Capabilities
+from ._protocol import Capabilities, HeldItem
 from .memory import ITEM_FIELDS
 
 __all__ = [
@@ -151,6 +157,59 @@ class ClaudeMemoryStore:
         parsed = parse_item(data)
         return None if parsed is None else parsed[1]
 
+    def items_from(self, source: str) -> list[HeldItem]:
+        """Items tagged ``source``: ``.inbox/`` files (pending) first, then accepted ones."""
+        if not self.folder.is_dir():
+            return []
+        needle = source.encode("utf-8")
+        held: list[HeldItem] = []
+        with (
+            open_folder(self.folder, create=False) as root,
+            open_subfolder(root, INBOX, create=False) as inbox,
+        ):
+            places = [(root, "")] if inbox is None else [(inbox, f"{INBOX}/"), (root, "")]
+            for folder, prefix in places:
+                for name in filter(_is_item_file_name, list_names(folder)):
+                    data = read_file(folder, name, max_bytes=MAX_ITEM_BYTES)
+                    parsed = parse_item(data) if data is not None and needle in data else None
+                    if data is None or parsed is None or parsed[1].source != source:
+                        continue
+                    receipt = Receipt(self.name, parsed[0], prefix + name, digest(data))
+                    held.append(HeldItem(receipt, parsed[1], pending=bool(prefix)))
+        return held
+
+    def update(self, op_key: str, target: Receipt, item: MemoryItem) -> Receipt | None:
+        """Rewrite the ``.inbox/`` file ``target`` names; None when accepted, gone or changed."""
+        parts = target.location.split("/")
+        in_inbox = len(parts) == 2 and parts[0] == INBOX and is_safe_name(parts[1])
+        if not in_inbox or not _is_item_file_name(parts[1]) or not self.folder.is_dir():
+            return self.find(op_key)
+        with (
+            open_folder(self.folder, create=False) as root,
+            open_subfolder(root, INBOX, create=False) as inbox,
+        ):
+            if inbox is None:
+                return self._find(root, inbox, op_key)
+            with exclusive_lock(inbox, LOCK_NAME):
+                existing = self._find(root, inbox, op_key)
+                if existing is not None:
+                    return existing
+                data = read_file(inbox, parts[1], max_bytes=MAX_ITEM_BYTES)
+                if target.store != self.name or data is None or digest(data) != target.digest:
+                    return None
+                parsed = parse_item(data)
+                if parsed is None or parsed[0] != target.op_key:
+                    return None
+                current = parsed[1]
+                if (item.source, item.type, item.name) != (
+                    current.source, current.type, current.name,
+                ):  # fmt: skip
+                    raise StoreError(f"an update cannot change what item {current.name!r} is")
+                new = render_item(target.op_key, item, updates=[*_update_keys(data), op_key])
+                sweep_temps(inbox, now=self._clock(), older_than=STALE_TEMP_SECONDS)
+                replace_file(inbox, parts[1], new)
+                return Receipt(self.name, op_key, target.location, digest(new))
+
     def _find(self, root: int, inbox: int | None, op_key: str) -> Receipt | None:
         places: list[tuple[int, str]] = [(root, "")]
         if inbox is not None:
@@ -202,17 +261,22 @@ def file_names(item: MemoryItem) -> Iterator[str]:
         yield f"{stem}-{suffix}.md"
 
 
-def render_item(op_key: str, item: MemoryItem) -> bytes:
-    """The topic file for ``item`` under ``op_key``; ``StoreError`` if it cannot round-trip."""
-    if not op_key:
+def render_item(op_key: str, item: MemoryItem, *, updates: Sequence[str] = ()) -> bytes:
+    """The topic file for ``item`` under ``op_key``; ``StoreError`` if it cannot round-trip.
+
+    ``updates`` are the keys of the updates that made the item read as it does
+    (``metadata.op_keys``, after ``op_key``).
+    """
+    if not op_key or not all(updates):
         raise StoreError("an operation key cannot be empty")
     metadata: dict[str, Any] = {
         "source": item.source,
         "collected": item.collected,
         "op_key": op_key,
-        "confidence": item.confidence,
-        "category": item.category,
     }
+    if updates:
+        metadata["op_keys"] = list(updates)
+    metadata.update(confidence=item.confidence, category=item.category)
     if item.project is not None:
         metadata["project"] = item.project
     metadata["quotes"] = [
@@ -227,7 +291,8 @@ def render_item(op_key: str, item: MemoryItem) -> bytes:
         data = f"{_OPENING}\n{block}{_OPENING}\n{item.body}\n".encode()
     except UnicodeEncodeError as error:
         raise StoreError(f"item {item.name!r} holds text that is not valid Unicode") from error
-    if len(data) > MAX_ITEM_BYTES or parse_item(data) != (op_key, item):
+    faithful = parse_item(data) == (op_key, item) and _update_keys(data) == list(updates)
+    if len(data) > MAX_ITEM_BYTES or not faithful:
         raise StoreError(f"item {item.name!r} cannot be written as a topic file faithfully")
     return data
 
@@ -272,6 +337,14 @@ def stored_op_keys(data: bytes) -> frozenset[str]:
     if isinstance(metadata.get("op_key"), str):
         found.add(metadata["op_key"])
     return frozenset(found)
+
+
+def _update_keys(data: bytes) -> list[str]:
+    """The keys listed in ``metadata.op_keys``, in order (the updates of a collected item)."""
+    split = _front_matter(data)
+    metadata = split[0].get("metadata") if split else None
+    keys = metadata.get("op_keys") if isinstance(metadata, dict) else None
+    return [key for key in keys if isinstance(key, str)] if isinstance(keys, list) else []
 
 
 def _front_matter(data: bytes) -> tuple[dict[str, Any], str] | None:

@@ -2,8 +2,13 @@
 
 It keeps every ``MemoryItem`` field, is idempotent per operation key, and
 ``verify`` compares the item it holds now with the digest taken at write
-time, so a test that edits ``items`` sees tampering detected exactly as on a
-real store. Nothing survives the process: it has no crash behaviour to test.
+time (or at the store's own last update), so a test that edits ``items`` sees
+tampering detected exactly as on a real store. Nothing survives the process:
+it has no crash behaviour to test.
+
+``items`` is keyed by the key an item was planted under; an ``update`` key is
+an alias of that key (``aliases``). Every item is pending until a test marks
+it accepted (``accept``, standing in for the validate gate).
 
 ``item_digest`` is the canonical digest of an item under its operation key,
 shared by stores that keep fields rather than bytes (the SQL store).
@@ -14,9 +19,11 @@ from __future__ import annotations
 import dataclasses
 import json
 
+from dreamd.errors import StoreError
+
 from ._atomic import digest
 from ._item import MemoryItem, Receipt
-from ._protocol import Capabilities
+from ._protocol import Capabilities, HeldItem
 
 __all__ = ["ITEM_FIELDS", "MemoryStore", "item_digest"]
 
@@ -53,6 +60,8 @@ class MemoryStore:
     def __init__(self, label: str = "test") -> None:
         self._name = f"memory:{label}"
         self.items: dict[str, MemoryItem] = {}
+        self.aliases: dict[str, str] = {}  # update key -> the key the item was planted under
+        self.accepted: set[str] = set()  # planting keys the "gate" accepted
         self._receipts: dict[str, Receipt] = {}
 
     @property
@@ -66,8 +75,8 @@ class MemoryStore:
         return Capabilities(fields=ITEM_FIELDS)
 
     def find(self, op_key: str) -> Receipt | None:
-        """The receipt of the item written under ``op_key``, or None."""
-        if op_key not in self.items:
+        """The receipt of the item written or updated under ``op_key``, or None."""
+        if self.aliases.get(op_key, op_key) not in self.items:
             return None
         return self._receipts[op_key]
 
@@ -76,7 +85,7 @@ class MemoryStore:
         existing = self.find(op_key)
         if existing is not None:
             return existing
-        location = f"item/{len(self._receipts) + 1}"
+        location = f"item/{len(self.items) + 1}"
         receipt = Receipt(self.name, op_key, location, item_digest(op_key, item))
         self.items[op_key] = item
         self._receipts[op_key] = receipt
@@ -84,17 +93,56 @@ class MemoryStore:
 
     def verify(self, receipt: Receipt, op_key: str) -> bool:
         """Whether the item under ``op_key`` is still the one ``receipt`` was issued for."""
-        item = self.items.get(op_key)
+        planted = self.aliases.get(op_key, op_key)
+        item = self.items.get(planted)
         known = self._receipts.get(op_key)
         if item is None or known is None or receipt.op_key != op_key:
             return False
         if (receipt.store, receipt.location) != (self.name, known.location):
             return False
-        return item_digest(op_key, item) == receipt.digest
+        return item_digest(planted, item) == receipt.digest
 
     def read(self, receipt: Receipt) -> MemoryItem | None:
         """The item ``receipt`` points at, as held now (None when it is gone)."""
         known = self._receipts.get(receipt.op_key)
         if known is None or known.location != receipt.location:
             return None
-        return self.items.get(receipt.op_key)
+        return self.items.get(self.aliases.get(receipt.op_key, receipt.op_key))
+
+    def items_from(self, source: str) -> list[HeldItem]:
+        """Items tagged ``source``, in planting order; pending unless ``accept``ed."""
+        return [
+            HeldItem(self._receipt_now(key), item, key not in self.accepted)
+            for key, item in self.items.items()
+            if item.source == source
+        ]
+
+    def update(self, op_key: str, target: Receipt, item: MemoryItem) -> Receipt | None:
+        """Rewrite the pending item ``target`` names; None when accepted, gone or changed."""
+        existing = self.find(op_key)
+        if existing is not None:
+            return existing
+        current = self.items.get(target.op_key)
+        known = self._receipts.get(target.op_key)
+        if current is None or known is None or target.op_key in self.accepted:
+            return None
+        if known.location != target.location or self._receipt_now(target.op_key) != target:
+            return None
+        if (item.source, item.type, item.name) != (current.source, current.type, current.name):
+            raise StoreError(f"an update cannot change what item {current.name!r} is")
+        self.items[target.op_key] = item
+        self._receipts[target.op_key] = self._receipt_now(target.op_key)
+        self.aliases[op_key] = target.op_key
+        receipt = Receipt(self.name, op_key, target.location, item_digest(target.op_key, item))
+        self._receipts[op_key] = receipt
+        return receipt
+
+    def accept(self, op_key: str) -> None:
+        """Mark the item planted under ``op_key`` accepted (what the validate gate would do)."""
+        self.accepted.add(self.aliases.get(op_key, op_key))
+
+    def _receipt_now(self, key: str) -> Receipt:
+        """The receipt of planting key ``key`` for the item as it is held now."""
+        return Receipt(
+            self.name, key, self._receipts[key].location, item_digest(key, self.items[key])
+        )

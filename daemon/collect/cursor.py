@@ -14,6 +14,20 @@ Invariants:
 - an intent (a window begun but not checkpointed) stays visible until it is
   checkpointed or reconciled: selection sees it and the run resumes it;
 - nothing is ever removed: legacy fields and unknown sources pass through.
+
+Legacy processed records (seed 002 phase 2): a session the earlier collector
+recorded as processed, with a last-message or resolved time but no message
+fingerprints (``LegacyRecord``). Until the session has V2 state of its own:
+
+- only messages after the recorded time are analysed (``legacy_boundary``,
+  ``legacy_split``); the time is never guessed: a record without a usable one,
+  or a session with a message that has no timestamp, is ``legacy-review``;
+- the first V2 transition acknowledges the messages at or before that time
+  at their current fingerprints without analysing them and sets
+  ``legacy_baseline`` (``adopt_legacy_baseline``); from then on edits are
+  found by fingerprint like any other session's. A same-timestamp rewrite
+  made before the baseline cannot be told apart: a limit of the legacy
+  record, not a reason to re-analyse everything.
 """
 
 from __future__ import annotations
@@ -21,6 +35,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Literal
 
 from dreamd.readers import Conversation, Message
@@ -29,12 +44,18 @@ from dreamd.selection import CursorEntry
 __all__ = [
     "Cursor",
     "Intent",
+    "LegacyRecord",
     "SessionState",
     "Window",
     "acknowledge",
+    "adopt_legacy_baseline",
     "begin_window",
     "checkpoint_window",
     "complete_session",
+    "governed_by_legacy",
+    "legacy_boundary",
+    "legacy_review_reason",
+    "legacy_split",
     "observe",
     "pending_messages",
     "qualified_id",
@@ -77,15 +98,33 @@ class SessionState:
     acked: Mapping[str, str] = field(default_factory=dict)  # message id -> fingerprint
     receipts: tuple[str, ...] = ()
     intent: Intent | None = None
+    legacy_baseline: bool = False  # the legacy-resolved part was fingerprinted, not analysed
+
+
+@dataclass(frozen=True, slots=True)
+class LegacyRecord:
+    """A session the earlier collector recorded as processed (times only, no fingerprints).
+
+    ``origin`` says where in the cursor document it was found, for the report.
+    """
+
+    last_message_at: datetime | None = None
+    resolved_at: datetime | None = None
+    origin: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class Cursor:
-    """Per-host collection state: sessions by ``tool:id``, plus what must pass through."""
+    """Per-host collection state: sessions by ``tool:id``, plus what must pass through.
+
+    ``legacy`` is the imported document, kept verbatim; ``legacy_sessions`` are
+    the processed records read from its legacy fields, by ``tool:id``.
+    """
 
     host: str
     sessions: Mapping[str, SessionState] = field(default_factory=dict)
     legacy: Mapping[str, object] = field(default_factory=dict)
+    legacy_sessions: Mapping[str, LegacyRecord] = field(default_factory=dict)
 
     def state(self, key: str) -> SessionState:
         return self.sessions.get(key, SessionState())
@@ -95,12 +134,20 @@ class Cursor:
 
 
 def selection_view(cursor: Cursor) -> dict[str, CursorEntry]:
-    """What selection needs to know: each session's state at the revision it was recorded."""
-    return {
+    """What selection needs to know: each session's state at the revision it was recorded.
+
+    A session a legacy record holds for review is ``held``, whatever else is known.
+    """
+    view = {
         key: CursorEntry(state.status, state.revision, state.reason)
         for key, state in cursor.sessions.items()
         if state.revision is not None
     }
+    for key in cursor.legacy_sessions:
+        reason = legacy_review_reason(cursor, key)
+        if reason is not None:
+            view[key] = CursorEntry("held", "", f"legacy review: {reason}")
+    return view
 
 
 def observe(cursor: Cursor, key: str, revision: str) -> Cursor:
@@ -116,6 +163,58 @@ def observe(cursor: Cursor, key: str, revision: str) -> Cursor:
     return cursor.with_state(
         key, replace(state, revision=revision, generation=generation, status=status)
     )
+
+
+def legacy_boundary(record: LegacyRecord) -> datetime | None:
+    """Seed 002 phase 2: the recorded last-message time, else the resolved time, else None."""
+    return record.last_message_at if record.last_message_at is not None else record.resolved_at
+
+
+def governed_by_legacy(state: SessionState, record: LegacyRecord | None) -> bool:
+    """Whether a legacy record still decides what is new: it exists and V2 has no state yet.
+
+    Once a baseline was taken, or any message was acknowledged, fingerprints decide.
+    """
+    return record is not None and not state.legacy_baseline and not state.acked
+
+
+def legacy_review_reason(cursor: Cursor, key: str) -> str | None:
+    """Why a session is held for legacy review (a processed record with no usable time)."""
+    record = cursor.legacy_sessions.get(key)
+    if record is None or not governed_by_legacy(cursor.state(key), record):
+        return None
+    if legacy_boundary(record) is None:
+        return f"legacy record ({record.origin}) has no usable time; not guessed"
+    return None
+
+
+def legacy_split(
+    messages: Sequence[Message], boundary: datetime
+) -> tuple[tuple[Message, ...], tuple[Message, ...]] | None:
+    """(resolved by the legacy collector, after it): at or before ``boundary``, and after.
+
+    None when a message has no timestamp: it cannot be placed, and is never guessed.
+    """
+    before: list[Message] = []
+    after: list[Message] = []
+    for message in messages:
+        if message.timestamp is None:
+            return None
+        (before if message.timestamp <= boundary else after).append(message)
+    return tuple(before), tuple(after)
+
+
+def adopt_legacy_baseline(cursor: Cursor, key: str, resolved: Sequence[Message]) -> Cursor:
+    """The first V2 transition of a legacy session: its resolved part acknowledged, unanalysed.
+
+    The messages are acknowledged at their current fingerprints and
+    ``legacy_baseline`` is set, so later edits of them are found by hash.
+    """
+    state = cursor.state(key)
+    if state.legacy_baseline or state.acked:
+        raise ValueError(f"{key} already has V2 state; a legacy baseline comes first")
+    updated = replace(state, acked=acknowledge(state, resolved), legacy_baseline=True)
+    return cursor.with_state(key, updated)
 
 
 def pending_messages(state: SessionState, messages: Sequence[Message]) -> list[Message]:

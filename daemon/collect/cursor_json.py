@@ -7,19 +7,40 @@ as it came, reads only the ``collectorV2.sources.<tool>.sessions.<id>``
 sidecar entries as its own state, and on export writes that sidecar back
 into the same document: every other field, known or not, is returned as it
 was. Legacy high-water values are history only and never used as a boundary.
+
+Legacy *processed records* (``legacy_records``) are read, never rewritten:
+``sources.<tool>.processed`` (nested) and ``processed`` keyed ``<tool>:<id>``
+(flat), each a list of ids or a map of id to a record (an object with a
+last-message and/or resolved time, or a bare time). Times are ISO 8601 with a
+zone, or epoch seconds/milliseconds; a time without a zone is not usable (it
+would be a guess). A session found in several places keeps the earliest
+time of each kind: re-analysing a little is harmless (the matched item is
+updated or left alone), skipping unanalysed messages is not. A session's
+``legacyBaseline: true`` in its sidecar entry records the first V2
+transition of a legacy session.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+import math
+from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
-from dreamd.collect.cursor import Cursor, Intent, SessionState
+from dreamd.collect.cursor import Cursor, Intent, LegacyRecord, SessionState
 
-__all__ = ["V2", "export_cursor", "import_cursor"]
+__all__ = ["V2", "export_cursor", "import_cursor", "legacy_records", "legacy_time"]
 
 V2 = "collectorV2"
+
+#: Field names of a legacy record's last-message time and resolved time.
+LAST_MESSAGE_FIELDS = ("lastMessageAt", "last_message_at", "lastMessageTimestamp")
+RESOLVED_FIELDS = ("resolvedAt", "resolved_at", "processedAt", "processed_at")
+#: Legacy tool names that differ from dreamd's.
+LEGACY_TOOLS = {"claude_code": "claude-code", "claudecode": "claude-code"}
+#: An epoch number above this is in milliseconds (1e11 s is the year 5138).
+_MILLISECONDS = 1e11
 
 
 def import_cursor(document: Mapping[str, Any], host: str) -> Cursor:
@@ -31,7 +52,92 @@ def import_cursor(document: Mapping[str, Any], host: str) -> Cursor:
     for tool, source in sources.items():
         for session_id, entry in _dict(_dict(source).get("sessions")).items():
             sessions[f"{tool}:{session_id}"] = _state(_dict(entry))
-    return Cursor(host=host, sessions=sessions, legacy=copy.deepcopy(dict(document)))
+    return Cursor(
+        host=host,
+        sessions=sessions,
+        legacy=copy.deepcopy(dict(document)),
+        legacy_sessions=legacy_records(document),
+    )
+
+
+def legacy_records(document: Mapping[str, Any]) -> dict[str, LegacyRecord]:
+    """The legacy processed records of a cursor document, by ``tool:id``."""
+    records: dict[str, LegacyRecord] = {}
+    for key, raw, origin in _legacy_entries(document):
+        found = _record(raw, origin)
+        known = records.get(key)
+        records[key] = found if known is None else _earliest(known, found)
+    return records
+
+
+def legacy_time(value: Any) -> datetime | None:
+    """A legacy time as an aware UTC datetime; None when absent or not usable without a guess."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        if not math.isfinite(value) or value <= 0:
+            return None
+        seconds = value / 1000 if value > _MILLISECONDS else value
+        try:
+            return datetime.fromtimestamp(seconds, tz=UTC)
+        except (OverflowError, OSError, ValueError):
+            return None
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value.strip())
+    except ValueError:
+        return None
+    return moment.astimezone(UTC) if moment.tzinfo is not None else None
+
+
+def _legacy_entries(document: Mapping[str, Any]) -> Iterator[tuple[str, Any, str]]:
+    """(``tool:id``, raw record, where it was found) for every legacy processed entry."""
+    for tool, source in _dict(document.get("sources")).items():
+        for session_id, raw in _processed(_dict(source).get("processed")):
+            yield f"{_tool(tool)}:{session_id}", raw, f"sources.{tool}.processed"
+    for flat_key, raw in _processed(document.get("processed")):
+        tool, _, rest = flat_key.partition(":")
+        session_id = rest.rsplit(":", 1)[-1]  # tool:id, or tool:machine:id
+        if tool and session_id:
+            yield f"{_tool(tool)}:{session_id}", raw, "processed"
+
+
+def _processed(value: Any) -> Iterator[tuple[str, Any]]:
+    """(id, raw record) of a list of ids or a map of id to record."""
+    if isinstance(value, list):
+        yield from ((entry, None) for entry in value if isinstance(entry, str) and entry)
+    elif isinstance(value, dict):
+        yield from ((str(k), raw) for k, raw in value.items() if k)
+
+
+def _tool(name: str) -> str:
+    lowered = name.lower()
+    return LEGACY_TOOLS.get(lowered, lowered.replace("_", "-"))
+
+
+def _record(raw: Any, origin: str) -> LegacyRecord:
+    """A record from an object with time fields, or a bare time (taken as the resolved time)."""
+    if isinstance(raw, dict):
+        last = _first_time(raw, LAST_MESSAGE_FIELDS)
+        return LegacyRecord(last, _first_time(raw, RESOLVED_FIELDS), origin)
+    return LegacyRecord(None, legacy_time(raw), origin)
+
+
+def _first_time(raw: Mapping[str, Any], names: tuple[str, ...]) -> datetime | None:
+    return next((t for t in (legacy_time(raw.get(n)) for n in names) if t is not None), None)
+
+
+def _earliest(first: LegacyRecord, second: LegacyRecord) -> LegacyRecord:
+    def low(a: datetime | None, b: datetime | None) -> datetime | None:
+        return b if a is None else a if b is None else min(a, b)
+
+    origin = first.origin if first.origin == second.origin else f"{first.origin}, {second.origin}"
+    return LegacyRecord(
+        low(first.last_message_at, second.last_message_at),
+        low(first.resolved_at, second.resolved_at),
+        origin,
+    )
 
 
 def export_cursor(cursor: Cursor) -> dict[str, Any]:
@@ -64,6 +170,7 @@ def _state(entry: Mapping[str, Any]) -> SessionState:
         )
         if intent.get("windowKey")
         else None,
+        legacy_baseline=entry.get("legacyBaseline") is True,
     )
 
 
@@ -84,6 +191,8 @@ def _entry(state: SessionState, previous: Mapping[str, Any]) -> dict[str, Any]:
         if state.intent
         else None,
     }
+    if state.legacy_baseline:
+        entry["legacyBaseline"] = True
     if _state(previous) == state:
         return dict(previous)
     return entry
