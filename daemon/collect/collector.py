@@ -2,17 +2,23 @@
 
 The order of every window is the seed's safety contract:
 
-1. the plan (items already secret-filtered, one keyed operation per store) is
-   saved and read back;
+1. the plan (items already secret-filtered, one keyed operation per store,
+   made against what each store holds for the session, so a restated item
+   updates its pending match instead of planting a twin) is saved and read back;
 2. the intent is recorded in the cursor, which is saved and read back —
    the save refuses when another process changed the cursor meanwhile;
-3. each operation is planted once (find by key, else write, then read back);
+3. each operation is planted once (find by key, else write or update, then read back);
 4. only when every write is confirmed is the window checkpointed.
 
 A crash anywhere leaves either no intent (nothing was written) or an intent
 whose plan is on disk: the next run reconciles it before anything else, so
 nothing is planted twice and no message is lost. A session is completed only
 when a fresh read shows the same revision with every message acknowledged.
+
+A session the earlier collector recorded as processed (a legacy record) is
+taken over by a baseline saved with its first observation: only messages
+after the recorded time stay pending; a record with no usable time is held
+for legacy review before selection, never guessed (see ``cursor``).
 """
 
 from __future__ import annotations
@@ -28,9 +34,14 @@ from dreamd.collect.cursor import (
     Cursor,
     Intent,
     Window,
+    adopt_legacy_baseline,
     begin_window,
     checkpoint_window,
     complete_session,
+    governed_by_legacy,
+    legacy_boundary,
+    legacy_review_reason,
+    legacy_split,
     observe,
     pending_messages,
     selection_view,
@@ -39,7 +50,8 @@ from dreamd.collect.cursor import (
     window_key,
 )
 from dreamd.collect.cursor_json import export_cursor, import_cursor
-from dreamd.collect.plan import WritePlan, load_plan, make_plan, plant_once, save_plan
+from dreamd.collect.plan import WritePlan, held_items, load_plan, make_plan, plant, save_plan
+from dreamd.collect.signals import StopCollecting, WindowPending
 from dreamd.dream.execute import CrashPoint
 from dreamd.errors import SourceError
 from dreamd.inventory import SessionInfo
@@ -96,6 +108,7 @@ class CollectResult:
     selection: Selection | None = None
     windows: int = 0
     planted: Counter[str] = field(default_factory=Counter)
+    updated: Counter[str] = field(default_factory=Counter)  # pending items a later find updated
     would_plant: list[MemoryItem] = field(default_factory=list)
     dropped_secrets: int = 0
     dropped_low_confidence: int = 0
@@ -103,8 +116,11 @@ class CollectResult:
     partial: list[str] = field(default_factory=list)
     skipped_trivial: list[str] = field(default_factory=list)
     blocked: list[str] = field(default_factory=list)
+    legacy_baseline: list[str] = field(default_factory=list)  # legacy sessions taken over
+    legacy_review: list[str] = field(default_factory=list)  # "tool:id: reason", never guessed
     handoff: int = 0
     tokens: int = 0
+    tokens_by_session: dict[str, int] = field(default_factory=dict)  # "tool:id" -> tokens
     stopped: str | None = None  # why the pass ended early, if it did
 
 
@@ -147,7 +163,9 @@ def collect(
     if own and not request.dry_run:
         _record_own_runs(own, cursors, request.now, result)
     selection = select(
-        [info for info in scan.sessions if not is_own_run(info.project)],
+        _held_for_review(
+            [info for info in scan.sessions if not is_own_run(info.project)], cursors, result
+        ),
         selection_view(cursors.cursor),
         now=request.now,
         live_ids=request.live_ids,
@@ -168,9 +186,14 @@ def collect(
         if conversation.revision != info.revision:
             result.blocked.append(f"{info.key}: changed since it was selected")
             continue
-        _collect_session(conversation, request, cursors, catalog, plans_dir, extract,
-                         filter_item, stores_for(conversation), result,
-                         extract_session)  # fmt: skip
+        try:
+            _collect_session(conversation, request, cursors, catalog, plans_dir, extract,
+                             filter_item, stores_for(conversation), result,
+                             extract_session)  # fmt: skip
+        except StopCollecting as stop:  # raised before the window's plan: nothing half-written
+            result.stopped = str(stop)
+            result.partial.append(info.key)
+            log.info("collect.stopping", reason=result.stopped)
     return result
 
 
@@ -185,6 +208,43 @@ def _stopping(request: CollectRequest, result: CollectResult) -> bool:
 def is_own_run(project: str | None) -> bool:
     """Whether a session was started by dreamd itself (an extraction run in its own folder)."""
     return project is not None and OWN_RUN_MARKER in project
+
+
+def _held_for_review(
+    sessions: Sequence[SessionInfo], cursors: CursorStore, result: CollectResult
+) -> list[SessionInfo]:
+    """Sessions selection may take: a legacy record without a usable time is held for review."""
+    kept = []
+    for info in sessions:
+        reason = legacy_review_reason(cursors.cursor, info.key)
+        if reason is None:
+            kept.append(info)
+        else:
+            result.legacy_review.append(f"{info.key}: {reason}")
+    return kept
+
+
+def _legacy_baseline(
+    conversation: Conversation, key: str, cursor: Cursor, result: CollectResult
+) -> Cursor | None:
+    """Seed 002 phase 2: a legacy session's first V2 transition; None when held for review.
+
+    Messages at or before the legacy record's time are acknowledged without
+    analysis (``legacyBaseline``); those after it stay pending. The stores'
+    items tagged with the session are read before each of its windows is
+    planned (``held_items``), so what the old collector planted is matched,
+    never planted again.
+    """
+    record = cursor.legacy_sessions.get(key)
+    if record is None or not governed_by_legacy(cursor.state(key), record):
+        return cursor
+    boundary = legacy_boundary(record)
+    split = None if boundary is None else legacy_split(conversation.messages, boundary)
+    if split is None:
+        result.legacy_review.append(f"{key}: a message without a timestamp; not guessed")
+        return None
+    result.legacy_baseline.append(key)
+    return adopt_legacy_baseline(cursor, key, split[0])
 
 
 def _record_own_runs(
@@ -232,7 +292,10 @@ def _collect_session(
     extract_session: ExtractSession | None = None,
 ) -> None:
     key = f"{conversation.tool}:{conversation.session_id}"
-    cursor = observe(cursors.cursor, key, conversation.revision)
+    observed = observe(cursors.cursor, key, conversation.revision)
+    cursor = _legacy_baseline(conversation, key, observed, result)
+    if cursor is None:
+        return
     if cursor is not cursors.cursor and not request.dry_run:
         cursors.save(cursor, request.now)
     if cursor.state(key).intent is not None and not request.dry_run:
@@ -244,13 +307,18 @@ def _collect_session(
         if _stopping(request, result):
             result.partial.append(key)
             return
+        try:
+            items = _window_items(conversation, window, extract, filter_item, result)
+        except WindowPending as why:  # not planned, not checkpointed: the next run retries
+            result.blocked.append(f"{key}: {len(window.messages)} messages left pending: {why}")
+            continue
         result.windows += 1
-        items = _window_items(conversation, window, extract, filter_item, result)
         wkey = window_key(
             request.machine, conversation.tool, conversation.session_id,
             state.generation, window.messages,
         )  # fmt: skip
-        plan = make_plan(wkey, key, items, sorted(stores))
+        held = None if request.dry_run else held_items(stores, _source(conversation, request))
+        plan = make_plan(wkey, key, items, sorted(stores), held)
         if request.dry_run:
             result.would_plant.extend(items)
             continue
@@ -292,7 +360,8 @@ def _session_stage(
     wkey = "events-" + window_key(
         request.machine, conversation.tool, conversation.session_id, generation, analysed
     )
-    plan = make_plan(wkey, key, items, sorted(stores))
+    held = None if request.dry_run else held_items(stores, _source(conversation, request))
+    plan = make_plan(wkey, key, items, sorted(stores), held)
     if request.dry_run:
         result.would_plant.extend(items)
         return
@@ -339,10 +408,11 @@ def _plant_window(
     receipts = []
     for op in plan.operations:
         CRASH.tick()
-        receipts.append(plant_once(stores[op.store], op.op_key, op.item).op_key)
+        receipts.append(plant(stores[op.store], op).op_key)
     CRASH.tick()
-    result.planted.update(op.item.category for op in plan.operations)
-    result.handoff += len(plan.operations)
+    result.planted.update(op.item.category for op in plan.operations if op.target is None)
+    result.updated.update(op.item.category for op in plan.operations if op.target is not None)
+    result.handoff += sum(op.target is None for op in plan.operations)
     cursors.save(
         checkpoint_window(cursors.cursor, key, window, receipts, window_key_=plan.window_key), now
     )
@@ -369,7 +439,7 @@ def _finish_open_window(
     intent = cursors.cursor.state(key).intent
     assert intent is not None
     plan = load_plan(plans_dir / f"{intent.plan_id}.json")
-    receipts = [plant_once(stores[op.store], op.op_key, op.item).op_key for op in plan.operations]
+    receipts = [plant(stores[op.store], op).op_key for op in plan.operations]
     by_id = {m.id: m for m in conversation.messages}
     same = [by_id[mid] for mid in intent.message_ids if mid in by_id]
     window = Window(tuple(same), "")
@@ -378,6 +448,11 @@ def _finish_open_window(
     )
     result.windows += 1
     log.info("collect.window.reconciled", session=key, operations=len(plan.operations))
+
+
+def _source(conversation: Conversation, request: CollectRequest) -> str:
+    """The session's provenance tag, as its items carry it (seed 002 phase 4)."""
+    return f"source:{conversation.tool}:{request.machine}:{conversation.session_id}"
 
 
 def _complete_if_stable(

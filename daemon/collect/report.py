@@ -32,8 +32,7 @@ def report_json(
         counts["skipped_live"] += decision.status == "live"
     deferred = [d for d in decisions if d.status == "eligible" and not d.selected]
     oldest = deferred[-1].session if deferred else None
-    planted = result.planted
-    topics = sum(n for category, n in planted.items() if category not in (_PEOPLE, _EVENTS, _FACTS))
+    planted, updated = result.planted, result.updated
     return {
         "run_id": run_id,
         "generated_at": isoformat(now),
@@ -41,13 +40,7 @@ def report_json(
         "sources": {tool: dict(counts) for tool, counts in sorted(sources.items())},
         "windows": result.windows,
         "budget": {"sessions": len(selection.selected) if selection else 0, "max": budget},
-        "planted": {
-            "topics": topics,
-            "people": planted[_PEOPLE],
-            "events": planted[_EVENTS],
-            "facts": planted[_FACTS],
-            "total": sum(planted.values()),
-        },
+        "planted": {**_by_stage(planted), "updated": _by_stage(updated)},
         "would_plant": [
             {"type": i.type, "category": i.category, "name": i.name, "description": i.description}
             for i in result.would_plant
@@ -59,6 +52,8 @@ def report_json(
             "partial": result.partial,
             "skipped_trivial": result.skipped_trivial,
             "legacy_high_water": "unchanged",
+            "legacy_baseline": result.legacy_baseline,
+            "legacy_review": result.legacy_review,
         },
         "backlog": {
             "eligible_deferred": len(deferred),
@@ -70,6 +65,20 @@ def report_json(
         },
         "handoff": result.handoff,
         "tokens": result.tokens,
+        "tokens_by_session": dict(sorted(result.tokens_by_session.items())),
+        "stopped": result.stopped,
+    }
+
+
+def _by_stage(counts: Counter[str]) -> dict[str, int]:
+    """Operations per pipeline stage (every other category is a topic) and in all."""
+    topics = sum(n for category, n in counts.items() if category not in (_PEOPLE, _EVENTS, _FACTS))
+    return {
+        "topics": topics,
+        "people": counts[_PEOPLE],
+        "events": counts[_EVENTS],
+        "facts": counts[_FACTS],
+        "total": sum(counts.values()),
     }
 
 
@@ -80,6 +89,8 @@ def report_text(document: dict[str, Any]) -> str:
         for tool, c in document["sources"].items()
     )
     planted = document["planted"]
+    updated = planted.get("updated", {})
+    topics_updated = updated.get("topics", 0)
     cursor = document["cursor"]
     backlog = document["backlog"]
     lines = [
@@ -87,7 +98,8 @@ def report_text(document: dict[str, Any]) -> str:
         f"Sources (found / processed / skipped-live): {sources or 'none'}",
         f"Windows analyzed: {document['windows']} · budget used: "
         f"{document['budget']['sessions']}/{document['budget']['max']}",
-        f"Planted: topics {planted['topics']} · people {planted['people']} · "
+        f"Planted: topics {planted['topics'] + topics_updated} (new {planted['topics']}, "
+        f"updated {topics_updated}) · people {planted['people']} · "
         f"events {planted['events']} · facts {planted['facts']}",
         f"Dropped: secrets-shaped values {document['dropped_secrets']} · "
         f"low-confidence extractions {document['dropped_low_confidence']}",
@@ -96,9 +108,12 @@ def report_text(document: dict[str, Any]) -> str:
         f"Backlog: {backlog['eligible_deferred']}; oldest discoverable "
         f"{backlog['oldest_discoverable'] or '-'}; blocked "
         f"{'; '.join(backlog['blocked']) or 'none'}",
+        *_legacy_lines(cursor),
         f"Handoff: {document['handoff']} new items awaiting the gardener's validate gate",
-        f"Tokens: {document['tokens']}",
+        _tokens_line(document),
     ]
+    if document.get("stopped"):
+        lines.append(f"Stopped early: {document['stopped']} (partial sessions resume next run)")
     if document["would_plant"]:
         lines.append("Would plant (dry run):")
         lines += [
@@ -106,6 +121,24 @@ def report_text(document: dict[str, Any]) -> str:
             for i in document["would_plant"]
         ]
     return "\n".join(lines) + "\n"
+
+
+def _legacy_lines(cursor: dict[str, Any]) -> list[str]:
+    """The legacy cursor lines, when a legacy session was taken over or held for review."""
+    baseline, review = cursor.get("legacy_baseline", []), cursor.get("legacy_review", [])
+    if not baseline and not review:
+        return []
+    return [
+        f"Legacy: baseline {', '.join(baseline) or 'none'}; "
+        f"legacy-review {'; '.join(review) or 'none'}"
+    ]
+
+
+def _tokens_line(document: dict[str, Any]) -> str:
+    """Model tokens spent in all, and per session when any were."""
+    per_session = document.get("tokens_by_session") or {}
+    detail = "; ".join(f"{key} {n}" for key, n in per_session.items())
+    return f"Tokens: {document['tokens']}" + (f" ({detail})" if detail else "")
 
 
 def store_report(directory: Path, document: dict[str, Any]) -> Path:

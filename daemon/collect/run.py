@@ -1,15 +1,17 @@
 """The collector as a job: stores, extractor and filter wired from the settings; lock; records.
 
-Store names in plans are the configured ones (``claude-memory``, ``sql``):
-the Claude Code memory folder a session's items go to is the one of its
-project — found through the transcripts that recorded that project, or
-made from the project path the way Claude Code names its folders.
+Store names in plans are the configured ones (``claude-memory``, ``sql``,
+``memory-md``, ``graph``): the Claude Code memory folder a session's items go
+to is the one of its project — found through the transcripts that recorded
+that project, or made from the project path the way Claude Code names its
+folders; the one-file stores (``[stores.memory-md]``, ``[stores.graph]``)
+take every session's items.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -18,23 +20,19 @@ import structlog
 
 from dreamd.catalog import Catalog
 from dreamd.collect.collector import CollectRequest, CollectResult, collect
-from dreamd.collect.collector import ExtractSession as ExtractSessionFn
-from dreamd.collect.collector import ExtractWindow as ExtractFn
-from dreamd.collect.cursor import Window as CursorWindow
-from dreamd.collect.extract import SessionInfo, run_window
-from dreamd.collect.extract import Window as ExtractWindow
-from dreamd.collect.heuristic import HEURISTIC
+from dreamd.collect.extraction import ExtractionRun
 from dreamd.collect.report import report_json, store_report
 from dreamd.collect.secrets import filter_item
 from dreamd.config import Settings
 from dreamd.dream.discovery import claude_dir
-from dreamd.errors import ConfigError
 from dreamd.lock import pipeline_lock
 from dreamd.logs import get_logger
 from dreamd.readers import Conversation
 from dreamd.statedb import StateDB
-from dreamd.stores import MemoryItem, Store
+from dreamd.stores import Store
 from dreamd.stores.claude_memory import ClaudeMemoryStore
+from dreamd.stores.graph_jsonl import GraphStore
+from dreamd.stores.memory_md import MemoryMdStore
 from dreamd.stores.sql import SqlStore
 
 __all__ = ["collect_job", "memory_folder_for"]
@@ -55,28 +53,6 @@ def memory_folder_for(project: str, claude: Path, known: Mapping[str, Path]) -> 
     return folder / "memory"
 
 
-def _extractor(machine: str, now: datetime) -> ExtractFn:
-    def extract(
-        conversation: Conversation, window: CursorWindow, missing: Sequence[str]
-    ) -> Sequence[MemoryItem]:
-        session = SessionInfo.of(conversation, machine=machine, collected=now.date())
-        piece = ExtractWindow(session, window.messages, window.digest)
-        return run_window(HEURISTIC, piece, missing_facts=missing or None).items
-
-    return extract
-
-
-def _session_extractor(machine: str, now: datetime) -> ExtractSessionFn:
-    def extract_session(
-        conversation: Conversation, windows: Sequence[CursorWindow]
-    ) -> Sequence[MemoryItem]:
-        session = SessionInfo.of(conversation, machine=machine, collected=now.date())
-        pieces = [ExtractWindow(session, w.messages, w.digest) for w in windows if w.messages]
-        return HEURISTIC.events(pieces) if pieces else []
-
-    return extract_session
-
-
 def collect_job(
     settings: Settings,
     state: StateDB,
@@ -94,14 +70,17 @@ def collect_job(
     does not); ``catalog`` lets the service reuse its catalog and what its watcher knows.
     """
     configured = settings.config.collect
-    if configured.extractor != "heuristic":
-        raise ConfigError(
-            settings.config_path,
-            "collect.extractor",
-            f"{configured.extractor!r} is not available yet",
-        )
+    # A missing API key or SDK is a configuration error, reported before anything runs.
+    extraction = ExtractionRun.configured(
+        settings.config,
+        env,
+        machine=request.machine,
+        collected=request.now.date(),
+        path=settings.config_path,
+    )
     claude = claude_dir(env, home)
     sql = SqlStore(settings.sql_url, host=request.machine) if "sql" in configured.stores else None
+    files = _file_stores(settings)
     catalog = catalog or Catalog(state, settings.source_roots)
     lock = pipeline_lock(settings.data_dir, "collect")
     lock.acquire(wait=lock_wait, cancelled=cancelled)
@@ -124,6 +103,7 @@ def collect_job(
                     stores["claude-memory"] = ClaudeMemoryStore(folder)
                 if sql is not None:
                     stores["sql"] = sql
+                stores.update(files)
                 return stores
 
             result = collect(
@@ -131,11 +111,12 @@ def collect_job(
                 state=state,
                 catalog=catalog,
                 plans_dir=settings.data_dir / "plans",
-                extract=_extractor(request.machine, request.now),
-                extract_session=_session_extractor(request.machine, request.now),
+                extract=extraction.window,
+                extract_session=extraction.session,
                 filter_item=filter_item,
                 stores_for=stores_for,
             )
+            extraction.finish(result)
             document = report_json(
                 result,
                 run_id=request.run_id,
@@ -159,6 +140,19 @@ def collect_job(
             structlog.contextvars.unbind_contextvars("run_id")
             if sql is not None:
                 sql.close()
+            extraction.close()
+
+
+def _file_stores(settings: Settings) -> dict[str, Store]:
+    """The one-file stores listed in ``collect.stores``: every session's items go to each."""
+    stores: dict[str, Store] = {}
+    memory_md = settings.store_file("memory-md")
+    if memory_md is not None:
+        stores["memory-md"] = MemoryMdStore(memory_md[0])
+    graph = settings.store_file("graph")
+    if graph is not None:
+        stores["graph"] = GraphStore(graph[0])
+    return stores
 
 
 def _project_folders(state: StateDB) -> dict[str, Path]:

@@ -1,0 +1,138 @@
+"""The extractor as one collector run uses it: made from the settings, capped, accounted.
+
+The collector calls ``window`` for each window and ``session`` once per
+session (its ``ExtractWindow`` and ``ExtractSession`` callables); ``finish``
+adds what the run spent and dropped to the collector's result.
+
+Invariants:
+
+- the per-run token cap (``collect.max_tokens_per_run``, 0 = none) is checked
+  before each window starts: once the tokens spent reach it, the window is not
+  begun and ``TokenBudgetExhausted`` stops the run between windows. A window
+  already begun, and a session's events scan after its last window, are
+  finished, so a run ends at most one window and one events scan over the cap;
+- tokens are counted per session (``tool:id``), every request included,
+  whether its window was planted, left pending or stopped;
+- an events scan without a valid answer is reported and skipped; it never
+  stops the run or keeps the session's windows from being planted.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from datetime import date
+from pathlib import Path
+
+from dreamd.collect.collector import CollectResult
+from dreamd.collect.cursor import Window as CursorWindow
+from dreamd.collect.extract import Extractor, SessionInfo, run_window
+from dreamd.collect.extract import Window as ExtractWindow
+from dreamd.collect.heuristic import HEURISTIC
+from dreamd.collect.llm import LlmExtractor, build_extractor
+from dreamd.collect.signals import TokenBudgetExhausted, WindowPending
+from dreamd.config import Config
+from dreamd.logs import get_logger
+from dreamd.readers import Conversation
+from dreamd.stores import MemoryItem
+
+__all__ = ["ExtractionRun", "cap_reached"]
+
+log = get_logger("dreamd.collect")
+
+
+def cap_reached(used: int, cap: int) -> bool:
+    """Whether a run that spent ``used`` tokens may not begin another window (0 = no cap)."""
+    return cap > 0 and used >= cap
+
+
+class ExtractionRun:
+    """One run's extractor, with its token cap and per-session accounting."""
+
+    def __init__(
+        self, extractor: Extractor, *, machine: str, collected: date, max_tokens: int = 0
+    ) -> None:
+        self.extractor = extractor
+        self.machine = machine
+        self.collected = collected
+        self.max_tokens = max_tokens
+        self.tokens_by_session: Counter[str] = Counter()
+        self.pending: list[str] = []
+        self.dropped_low_confidence = 0
+
+    @classmethod
+    def configured(
+        cls,
+        config: Config,
+        env: Mapping[str, str],
+        *,
+        machine: str,
+        collected: date,
+        path: Path | None = None,
+    ) -> ExtractionRun:
+        """The run for ``collect.extractor``; raises ``ConfigError`` before anything runs."""
+        extractor: Extractor = HEURISTIC
+        if config.collect.extractor != "heuristic":
+            extractor = build_extractor(config, env, path)
+        return cls(
+            extractor,
+            machine=machine,
+            collected=collected,
+            max_tokens=config.collect.max_tokens_per_run,
+        )
+
+    def _session(self, conversation: Conversation) -> SessionInfo:
+        return SessionInfo.of(conversation, machine=self.machine, collected=self.collected)
+
+    def window(
+        self, conversation: Conversation, window: CursorWindow, missing: Sequence[str]
+    ) -> Sequence[MemoryItem]:
+        """One window through the pipeline (the collector's ``ExtractWindow``)."""
+        used = self.extractor.tokens_used
+        if cap_reached(used, self.max_tokens):
+            raise TokenBudgetExhausted(used, self.max_tokens)
+        piece = ExtractWindow(self._session(conversation), window.messages, window.digest)
+        try:
+            result = run_window(self.extractor, piece, missing_facts=missing or None)
+        finally:
+            self._spent(conversation, used)
+        self.dropped_low_confidence += result.dropped_low_confidence
+        return result.items
+
+    def session(
+        self, conversation: Conversation, windows: Sequence[CursorWindow]
+    ) -> Sequence[MemoryItem]:
+        """The events scan over the session's analysed windows (the ``ExtractSession``)."""
+        session = self._session(conversation)
+        pieces = [ExtractWindow(session, w.messages, w.digest) for w in windows if w.messages]
+        if not pieces:
+            return []
+        used = self.extractor.tokens_used
+        try:
+            return self.extractor.events(pieces)
+        except WindowPending as pending:
+            key = f"{conversation.tool}:{conversation.session_id}"
+            self.pending.append(f"{key}: events scan skipped: {pending}")
+            log.warning("collect.events.skipped", session=key, reason=str(pending))
+            return []
+        finally:
+            self._spent(conversation, used)
+
+    def _spent(self, conversation: Conversation, before: int) -> None:
+        spent = self.extractor.tokens_used - before
+        if spent:
+            self.tokens_by_session[f"{conversation.tool}:{conversation.session_id}"] += spent
+
+    def finish(self, result: CollectResult) -> None:
+        """Add the tokens spent and what the extractor dropped to the run's result."""
+        result.tokens = self.extractor.tokens_used
+        result.tokens_by_session = dict(self.tokens_by_session)
+        result.blocked.extend(self.pending)
+        result.dropped_low_confidence += self.dropped_low_confidence
+        if isinstance(self.extractor, LlmExtractor):
+            result.dropped_secrets += self.extractor.dropped_secrets
+
+    def close(self) -> None:
+        """Release the model backend, if any."""
+        if isinstance(self.extractor, LlmExtractor):
+            self.extractor.close()

@@ -1,0 +1,91 @@
+"""The configured LLM extractor, made from ``[extractors.<name>]`` and the environment.
+
+The API key is read from the environment variable the configuration names
+(``api_key_env``), never from the configuration file itself; an empty
+``api_key_env`` means the server needs no key (Ollama, llama.cpp's server).
+
+Invariant: a missing key or SDK is reported before the run starts, as a
+``ConfigError`` naming the key to fix; the key's value never appears in an
+error or a log line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from dreamd.collect.llm.backend import Backend, BackendRefused
+from dreamd.collect.llm.extractor import LlmExtractor
+from dreamd.collect.secrets import contains_secret
+from dreamd.config import Config
+from dreamd.errors import ConfigError
+
+__all__ = ["build_backend", "build_extractor"]
+
+
+def _api_key(name: str, backend: str, env: Mapping[str, str], path: Path | None) -> str | None:
+    """The key in the variable ``name``; None when no variable is named."""
+    if not name:
+        return None
+    value = env.get(name, "").strip()
+    if not value:
+        # A key pasted where its variable's name belongs is not repeated in the message.
+        shown = "it names" if contains_secret(name) else name
+        raise ConfigError(
+            path,
+            f"extractors.{backend}.api_key_env",
+            f'the environment variable {shown} is not set (set it, or set api_key_env = "" '
+            "for a server that needs no key)",
+        )
+    return value
+
+
+def build_backend(config: Config, env: Mapping[str, str], path: Path | None = None) -> Backend:
+    """The backend ``collect.extractor`` names (not ``heuristic``); raises ``ConfigError``."""
+    chosen = config.collect.extractor
+    tables = config.extractors
+    try:
+        if chosen == "openai":
+            from dreamd.collect.llm.openai_backend import OpenAIBackend
+
+            openai = tables.openai
+            return OpenAIBackend(
+                model=openai.model,
+                base_url=openai.base_url or None,
+                api_key=_api_key(openai.api_key_env, chosen, env, path),
+                timeout=openai.timeout_seconds,
+                max_retries=openai.max_retries,
+                temperature=openai.temperature,
+            )
+        if chosen == "anthropic":
+            from dreamd.collect.llm.anthropic_backend import AnthropicBackend
+
+            anthropic = tables.anthropic
+            return AnthropicBackend(
+                model=anthropic.model,
+                base_url=anthropic.base_url or None,
+                api_key=_api_key(anthropic.api_key_env, chosen, env, path) or "not-needed",
+                timeout=anthropic.timeout_seconds,
+                max_retries=anthropic.max_retries,
+            )
+        if chosen == "command":
+            from dreamd.collect.llm.command import CommandBackend
+
+            command = tables.command
+            return CommandBackend(command.argv, timeout=command.timeout_seconds, env=env)
+    except BackendRefused as refused:
+        key = "extractors.command.argv" if chosen == "command" else "collect.extractor"
+        raise ConfigError(path, key, str(refused)) from None
+    raise ConfigError(path, "collect.extractor", f"{chosen!r} is not an LLM extractor")
+
+
+def build_extractor(
+    config: Config, env: Mapping[str, str], path: Path | None = None
+) -> LlmExtractor:
+    """The LLM extractor ``collect.extractor`` names, over its backend."""
+    chosen = config.collect.extractor
+    limit = getattr(getattr(config.extractors, chosen, None), "max_output_tokens", None)
+    backend = build_backend(config, env, path)
+    if limit is None:
+        return LlmExtractor(backend)
+    return LlmExtractor(backend, max_output_tokens=limit)
