@@ -18,16 +18,33 @@ Rules (seed 002 phase 4, SPEC "Stores", issue 4 item 4):
 - Errors: driver errors become ``StoreError``; an error while committing an
   insert becomes ``WriteUncertain`` (the row may exist: reconcile with
   ``find``). Both chain the driver's error.
-- Schema: ``metadata.create_all`` on first use. The store table has no
-  migrations yet; the first change to it must add them.
+- Schema, created on first use inside one transaction: on PostgreSQL the
+  transaction first takes an advisory lock (``pg_advisory_xact_lock``), on
+  SQLite it is ``BEGIN IMMEDIATE``; so daemons starting together create the
+  tables once and the others find them. ``dreamd_schema`` holds one row per
+  versioned table (``memory_item`` → ``SCHEMA_VERSION``). A changed table is
+  a new ``SCHEMA_VERSION`` plus one function in ``MIGRATIONS`` taking the
+  version before it one step up; ``schema_steps`` decides which run (a
+  ``memory_item`` older than the version table counts as version 1). A store
+  newer than this dreamd is refused, never written.
+- PostgreSQL (``stores/_postgres.py``): ``postgres://`` and ``postgresql://``
+  use psycopg 3; connections are pre-pinged and time out. ``dream_lease``
+  lets one host at a time dream over a shared store; the others skip it.
 - Receipts: location ``memory_item/<id>``; digest ``item_digest`` of the row
   as read back, so any change to a stored field fails ``verify``.
+- ``update`` rewrites a row only while its status is ``new`` and only if it
+  still has the digest the caller read, in one transaction that also records
+  the update's key in ``memory_item_op`` (unique): the row is found under its
+  own key and under every update key, and a replayed update changes nothing.
+  ``memory_item_op`` is a table of its own (``create_all`` adds it to an
+  older store), so ``memory_item``'s columns and version are unchanged.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -40,6 +57,7 @@ from sqlalchemy import (
     DateTime,
     Double,
     Engine,
+    ForeignKey,
     Index,
     Integer,
     MetaData,
@@ -48,19 +66,42 @@ from sqlalchemy import (
     Table,
     Text,
     create_engine,
+    inspect,
     select,
 )
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
 
 from dreamd.errors import StoreError, WriteUncertain
 from dreamd.sqlite import tune_for_writers
 
 from ._item import MemoryItem, Quote, Receipt
-from ._protocol import Capabilities
+from ._postgres import (
+    DREAM_LOCK,
+    driver_url,
+    engine_options,
+    holder_of,
+    is_postgres,
+    release_lease,
+    store_lock_key,
+    take_schema_lock,
+    try_lease,
+)
+from ._protocol import Capabilities, HeldItem
 from .memory import ITEM_FIELDS, item_digest
 
-__all__ = ["STATUS_NEW", "SqlStore", "memory_item", "metadata"]
+__all__ = [
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "STATUS_NEW",
+    "DreamLease",
+    "SqlStore",
+    "memory_item",
+    "memory_item_op",
+    "metadata",
+    "schema_steps",
+    "schema_version",
+]
 
 #: Status of a planted row until the validate gate accepts or rejects it.
 STATUS_NEW = "new"
@@ -95,6 +136,39 @@ memory_item = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Index(None, "status"),
 )
+
+#: Keys of the updates applied to a row (``SqlStore.update``); each key names its row.
+memory_item_op = Table(
+    "memory_item_op",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("op_key", String(MAX_OP_KEY), nullable=False, unique=True),
+    Column("item_id", Integer, ForeignKey("memory_item.id"), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+#: The version of the store's tables this code reads and writes.
+SCHEMA_VERSION = 1
+
+#: One row per versioned table: its name and the version its columns are at.
+schema_version = Table(
+    "dreamd_schema",
+    metadata,
+    Column("component", String(64), primary_key=True),
+    Column("version", Integer, nullable=False),
+)
+
+#: ``MIGRATIONS[v]`` takes ``memory_item`` from version ``v`` to ``v + 1``, inside the
+#: locked schema transaction. Empty until the table first changes.
+MIGRATIONS: dict[int, Callable[[Connection], None]] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class DreamLease:
+    """Whether this host may dream over the store now; who holds it when not (if known)."""
+
+    held: bool
+    holder: str | None = None
 
 
 def _utc_now() -> datetime:
@@ -133,6 +207,37 @@ class SqlStore:
             self._engine = _open_engine(self.url)
         return self._engine
 
+    @contextmanager
+    def dream_lease(self) -> Iterator[DreamLease]:
+        """One dream at a time over a shared store: yields whether this host holds the lease.
+
+        PostgreSQL: a session advisory lock, tried without waiting, on a
+        connection kept until the block ends (the server frees it if this
+        process dies). SQLite is one host's file, guarded by the local dream
+        lock: the lease is always held there.
+        """
+        if not is_postgres(self.url):
+            yield DreamLease(held=True)
+            return
+        connection = self._connect()
+        try:
+            key = store_lock_key(connection, DREAM_LOCK)
+            held = try_lease(connection, key, self.host)
+            lease = DreamLease(held, None if held else holder_of(connection, key))
+        except SQLAlchemyError as error:
+            _drop(connection)
+            raise StoreError(
+                f"cannot ask {self.name} for the dream lease: {_reason(error)}"
+            ) from error
+        try:
+            yield lease
+        finally:
+            try:
+                release_lease(connection, key, held=held)
+                connection.close()
+            except SQLAlchemyError:
+                _drop(connection)  # the server frees a dropped session's locks
+
     def close(self) -> None:
         """Release the engine's connections (the store can be used again afterwards)."""
         if self._engine is not None:
@@ -140,10 +245,10 @@ class SqlStore:
             self._engine = None
 
     def find(self, op_key: str) -> Receipt | None:
-        """The receipt of the row written under ``op_key``, or None."""
+        """The receipt of the row written or updated under ``op_key``, or None."""
         with self._transaction() as connection:
-            row = _row_by_key(connection, op_key)
-        return None if row is None else self._receipt(row)
+            row = _row_holding(connection, op_key)
+        return None if row is None else self._receipt(row, op_key)
 
     def write(self, op_key: str, item: MemoryItem) -> Receipt:
         """Insert ``item`` as a ``new`` row under ``op_key``, unless the key is already held."""
@@ -166,9 +271,8 @@ class SqlStore:
             return False
         with self._transaction() as connection:
             row = connection.execute(select(memory_item).where(memory_item.c.id == row_id)).first()
-        if row is None or row.op_key != op_key:
-            return False
-        return _row_digest(row) == receipt.digest
+            holds = row is not None and _holds(connection, row, op_key)
+        return row is not None and holds and _row_digest(row) == receipt.digest
 
     def read(self, receipt: Receipt) -> MemoryItem | None:
         """The item in the receipt's row as it is now; None when gone or no longer an item."""
@@ -177,26 +281,78 @@ class SqlStore:
             return None
         with self._transaction() as connection:
             row = connection.execute(select(memory_item).where(memory_item.c.id == row_id)).first()
-        if row is None or row.op_key != receipt.op_key:
-            return None
-        return _item_or_none(row)
+            holds = row is not None and _holds(connection, row, receipt.op_key)
+        return _item_or_none(row) if row is not None and holds else None
 
-    def _insert_once(self, op_key: str, values: dict[str, Any]) -> Receipt:
-        """Look up, insert if absent, read back; only the commit of an insert is uncertain."""
+    def items_from(self, source: str) -> list[HeldItem]:
+        """Rows tagged ``source`` holding a valid item, oldest first; pending while ``new``."""
+        with self._transaction() as connection:
+            rows = connection.execute(
+                select(memory_item).where(memory_item.c.source == source).order_by(memory_item.c.id)
+            ).all()
+        held = [(row, _item_or_none(row)) for row in rows]
+        return [
+            HeldItem(self._receipt(row), item, row.status == STATUS_NEW)
+            for row, item in held
+            if item is not None
+        ]
+
+    def update(self, op_key: str, target: Receipt, item: MemoryItem) -> Receipt | None:
+        """Rewrite the ``new`` row ``target`` names; None when accepted, gone or changed."""
+        _check_key(op_key)
+        _check_text(item)
+        row_id = _row_id(target.location)
+        if row_id is None or target.store != self.name:
+            return self.find(op_key)
         try:
-            connection = self.engine.connect()
-        except SQLAlchemyError as error:
-            raise StoreError(f"cannot reach the store {self.name}: {error}") from error
+            return self._update_once(op_key, row_id, target, item)
+        except IntegrityError as error:
+            # Another writer applied the same update between our look-up and insert.
+            existing = self.find(op_key)
+            if existing is None:
+                raise StoreError(f"the store refused the update {op_key}: {error.orig}") from error
+            return existing
+
+    def _update_once(
+        self, op_key: str, row_id: int, target: Receipt, item: MemoryItem
+    ) -> Receipt | None:
+        """Look up, rewrite if still as read, read back; only a rewrite's commit is uncertain."""
+        connection = self._connect()
         with connection:
             try:
                 transaction = connection.begin()
-                row = _row_by_key(connection, op_key)
+                row = _row_holding(connection, op_key)
+                changed = row is None
+                if row is None:
+                    row = _rewrite(connection, row_id, target, item, op_key, now=self._clock())
+                receipt = None if row is None else self._receipt(row, op_key)
+            except IntegrityError:
+                raise
+            except SQLAlchemyError as error:
+                raise StoreError(f"cannot write to the store {self.name}: {error}") from error
+            try:
+                transaction.commit()
+            except SQLAlchemyError as error:
+                with suppress(SQLAlchemyError):
+                    connection.invalidate()
+                if not changed or receipt is None:
+                    raise StoreError(f"cannot read the store {self.name}: {error}") from error
+                raise WriteUncertain(f"committing to {self.name} broke off: {error}") from error
+        return receipt
+
+    def _insert_once(self, op_key: str, values: dict[str, Any]) -> Receipt:
+        """Look up, insert if absent, read back; only the commit of an insert is uncertain."""
+        connection = self._connect()
+        with connection:
+            try:
+                transaction = connection.begin()
+                row = _row_holding(connection, op_key)
                 inserted = row is None
                 if row is None:
                     connection.execute(memory_item.insert().values(values))
                     row = _row_by_key(connection, op_key)
                 assert row is not None  # read back inside the inserting transaction
-                receipt = self._receipt(row)
+                receipt = self._receipt(row, op_key)
             except IntegrityError:
                 raise
             except SQLAlchemyError as error:
@@ -240,6 +396,13 @@ class SqlStore:
             raise StoreError(f"cannot update the store {self.name}: {error}") from error
         return bool(result.rowcount)
 
+    def _connect(self) -> Connection:
+        """A connection from the engine; failing to get one is a ``StoreError``."""
+        try:
+            return self.engine.connect()
+        except SQLAlchemyError as error:
+            raise StoreError(f"cannot reach the store {self.name}: {_reason(error)}") from error
+
     @contextmanager
     def _transaction(self) -> Iterator[Connection]:
         """One read transaction; driver errors become ``StoreError``."""
@@ -249,8 +412,10 @@ class SqlStore:
         except SQLAlchemyError as error:
             raise StoreError(f"cannot read the store {self.name}: {error}") from error
 
-    def _receipt(self, row: Row[Any]) -> Receipt:
-        return Receipt(self.name, row.op_key, f"memory_item/{row.id}", _row_digest(row))
+    def _receipt(self, row: Row[Any], op_key: str | None = None) -> Receipt:
+        """The receipt for ``op_key`` (the row's own key by default) and the row as it is."""
+        key = row.op_key if op_key is None else op_key
+        return Receipt(self.name, key, f"memory_item/{row.id}", _row_digest(row))
 
 
 def _check_key(op_key: str) -> None:
@@ -274,6 +439,55 @@ def _check_text(item: MemoryItem) -> None:
 
 def _row_by_key(connection: Connection, op_key: str) -> Row[Any] | None:
     return connection.execute(select(memory_item).where(memory_item.c.op_key == op_key)).first()
+
+
+def _row_holding(connection: Connection, op_key: str) -> Row[Any] | None:
+    """The row ``op_key`` wrote: its own key, else one of the updates applied to it."""
+    row = _row_by_key(connection, op_key)
+    if row is not None:
+        return row
+    updated = select(memory_item).join(memory_item_op, memory_item_op.c.item_id == memory_item.c.id)
+    return connection.execute(updated.where(memory_item_op.c.op_key == op_key)).first()
+
+
+def _holds(connection: Connection, row: Row[Any], op_key: str) -> bool:
+    """Whether ``op_key`` names ``row`` (its own key or an update applied to it)."""
+    if row.op_key == op_key:
+        return True
+    applied = select(memory_item_op.c.item_id).where(memory_item_op.c.op_key == op_key)
+    return bool(connection.execute(applied).scalar() == row.id)
+
+
+def _rewrite(
+    connection: Connection,
+    row_id: int,
+    target: Receipt,
+    item: MemoryItem,
+    op_key: str,
+    *,
+    now: datetime,
+) -> Row[Any] | None:
+    """Inside a transaction: rewrite a ``new`` row still as ``target`` read it; None if not."""
+    query = select(memory_item).where(memory_item.c.id == row_id).with_for_update()
+    row = connection.execute(query).first()
+    if row is None or row.op_key != target.op_key or row.status != STATUS_NEW:
+        return None
+    current = _item_or_none(row)
+    if current is None or _row_digest(row) != target.digest:
+        return None
+    if (item.source, item.type, item.name) != (current.source, current.type, current.name):
+        raise StoreError(f"an update cannot change what item {current.name!r} is")
+    fields = _row_values(row.op_key, item, host=row.host, now=row.created_at)
+    changes = {key: fields[key] for key in ITEM_FIELDS}
+    connection.execute(
+        memory_item.update()
+        .where(memory_item.c.id == row_id, memory_item.c.status == STATUS_NEW)
+        .values(changes)
+    )
+    connection.execute(
+        memory_item_op.insert().values(op_key=op_key, item_id=row_id, created_at=now)
+    )
+    return connection.execute(select(memory_item).where(memory_item.c.id == row_id)).first()
 
 
 def _row_id(location: str) -> int | None:
@@ -330,29 +544,80 @@ def _row_digest(row: Row[Any]) -> str:
     return "invalid" if item is None else item_digest(row.op_key, item)
 
 
+def schema_steps(found: int | None, *, table_existed: bool, current: int = SCHEMA_VERSION) -> range:
+    """The versions whose ``MIGRATIONS`` step must run, in order, to reach ``current``.
+
+    ``found`` is the recorded version (None: nothing recorded). Unrecorded, a
+    ``memory_item`` that was already there predates the version table
+    (version 1); one just created has the current columns. A store newer
+    than ``current`` is refused: this dreamd would write rows it cannot read.
+    """
+    start = found if found is not None else (1 if table_existed else current)
+    if start > current:
+        raise StoreError(
+            f"the store's tables are at version {start}, newer than this dreamd knows "
+            f"({current}): upgrade dreamd on this host"
+        )
+    return range(start, current)
+
+
 def _open_engine(url: URL) -> Engine:
-    """An engine on ``url`` with the store table created (SQLite tuned for safe writers)."""
+    """An engine on ``url`` with the store's tables ready (SQLite tuned for safe writers)."""
     try:
         if url.get_backend_name() == "sqlite":
             engine = _sqlite_engine(url)
+        elif is_postgres(url):
+            engine = create_engine(driver_url(url), **engine_options(url))
         else:
             engine = create_engine(url, pool_pre_ping=True)
+    except ImportError as error:
+        missing = (
+            "the PostgreSQL driver psycopg 3 is not installed: pip install 'dreamd[postgres]'"
+            if is_postgres(url)
+            else f"its driver is not installed ({error})"
+        )
+        raise StoreError(f"cannot open the store {_shown(url)}: {missing}") from error
     except (SQLAlchemyError, OSError) as error:
         raise StoreError(f"cannot open the store {_shown(url)}: {error}") from error
     try:
-        _create_table(engine)
+        connection = engine.connect()
     except SQLAlchemyError as error:
         engine.dispose()
-        raise StoreError(f"cannot create the store table in {_shown(url)}: {error}") from error
+        raise StoreError(f"cannot reach the store {_shown(url)}: {_reason(error)}") from error
+    try:
+        with connection:
+            _prepare_schema(connection, postgres=is_postgres(url))
+    except SQLAlchemyError as error:
+        engine.dispose()
+        raise StoreError(f"cannot create the tables in {_shown(url)}: {_reason(error)}") from error
+    except StoreError:
+        engine.dispose()
+        raise
     return engine
 
 
-def _create_table(engine: Engine) -> None:
-    try:
-        metadata.create_all(engine)
-    except SQLAlchemyError:
-        # Two processes creating it at once on a server database: the second sees it now.
-        metadata.create_all(engine)
+def _prepare_schema(connection: Connection, *, postgres: bool) -> None:
+    """Create missing tables, run due migrations and record the version, in one transaction.
+
+    The transaction is serialised across processes (PostgreSQL: advisory lock;
+    SQLite: ``BEGIN IMMEDIATE``), so each step sees what an earlier one did.
+    """
+    with connection.begin():
+        if postgres:
+            take_schema_lock(connection)
+        existed = inspect(connection).has_table(memory_item.name)
+        metadata.create_all(connection)
+        recorded = schema_version.c.component == memory_item.name
+        found = connection.execute(select(schema_version.c.version).where(recorded)).scalar()
+        for version in schema_steps(found, table_existed=existed, current=SCHEMA_VERSION):
+            MIGRATIONS[version](connection)
+        if found is None:
+            values = {"component": memory_item.name, "version": SCHEMA_VERSION}
+            connection.execute(schema_version.insert().values(values))
+        elif found != SCHEMA_VERSION:
+            connection.execute(
+                schema_version.update().where(recorded).values(version=SCHEMA_VERSION)
+            )
 
 
 def _sqlite_engine(url: URL) -> Engine:
@@ -363,4 +628,21 @@ def _sqlite_engine(url: URL) -> Engine:
 
 
 def _shown(url: URL) -> str:
+    """The URL as reports show it: the password, also one given as a query option, hidden."""
+    if "password" in url.query:
+        url = url.update_query_dict({"password": "***"})
     return url.render_as_string(hide_password=True)
+
+
+def _reason(error: SQLAlchemyError) -> str:
+    """The driver's own message on one line (the chained error keeps the rest)."""
+    message = str(error.orig) if isinstance(error, DBAPIError) else str(error)
+    return " ".join(message.split())
+
+
+def _drop(connection: Connection) -> None:
+    """Close ``connection`` for good: it never goes back to the pool."""
+    with suppress(SQLAlchemyError):
+        connection.invalidate()
+    with suppress(SQLAlchemyError):
+        connection.close()

@@ -127,12 +127,7 @@ class Executor:
     def trash(self, path: Path) -> Path:
         """Move one memory file into today's trash; returns where it went."""
         source = inside(self.folder, path)
-        trash_root = inside(self.folder, self.folder / ".trash")
-        bin_ = trash_root / self.today.isoformat()
-        for directory in (trash_root, bin_):
-            if not directory.exists():
-                self._record({"op": "mkdir", "path": str(directory)})
-                directory.mkdir()
+        bin_ = self.trash_dir()
         target = _free_name(bin_ / source.name)
         digest = sha256_of(source)
         self._record({"op": "move", "src": str(source), "dst": str(target), "sha256": digest})
@@ -140,6 +135,16 @@ class Executor:
         _fsync_dir(bin_)
         _fsync_dir(source.parent)
         return target
+
+    def trash_dir(self) -> Path:
+        """Today's trash folder, ``.trash/<YYYY-MM-DD>/``, created (journaled) if missing."""
+        trash_root = inside(self.folder, self.folder / ".trash")
+        bin_ = trash_root / self.today.isoformat()
+        for directory in (trash_root, bin_):
+            if not directory.exists():
+                self._record({"op": "mkdir", "path": str(directory)})
+                directory.mkdir()
+        return bin_
 
     def write(self, path: Path, content: bytes) -> bool:
         """Replace (or create) one file atomically, backing up the old bytes first.

@@ -3,13 +3,19 @@
 Every run — dry-run, apply, apply-pending, no-op — records its start and its
 completion in the state database and logs ``dream.completed`` (seed 004: a
 run that is not recorded did not happen).
+
+A shared SQL store (PostgreSQL) is dreamed over by one host at a time: the run
+holds the store's dream lease throughout; a host refused it still dreams its own
+folders, skips the store's rows, logs ``dream.shared_store.skipped`` and says
+so in the report.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -21,10 +27,11 @@ from dreamd.dream.execute import atomic_write, undo_conflicts, undo_run
 from dreamd.dream.gardener import DreamRequest, run_dream
 from dreamd.dream.report import RunReport
 from dreamd.dream.sqlgate import sql_gate
-from dreamd.errors import NotFound, Refused
+from dreamd.dream.textstores import TextStore, with_text_stores
+from dreamd.errors import NotFound, Refused, StoreError
 from dreamd.logs import get_logger
 from dreamd.statedb import StateDB
-from dreamd.stores.sql import STATUS_NEW, SqlStore
+from dreamd.stores.sql import STATUS_NEW, DreamLease, SqlStore
 
 __all__ = ["DreamOutcome", "dream_job", "undo_job"]
 
@@ -47,8 +54,9 @@ def dream_job(
     env: Mapping[str, str],
     home: Path,
     sql: SqlStore | None = None,
+    texts: Sequence[TextStore] = (),
 ) -> DreamOutcome:
-    """One recorded dream run."""
+    """One recorded dream run (``texts``: the sectioned MEMORY.md and graph stores)."""
     structlog.contextvars.bind_contextvars(run_id=request.run_id)
     state.start_run(request.run_id, "dream", request.mode, request.now)
     outcome, report = "failed", None
@@ -57,14 +65,25 @@ def dream_job(
             (info.path, info.project, info.activity_at.timestamp() if info.activity_at else None)
             for info in state.load_session_cache().values()
         ]
-        report = run_dream(request, env=env, home=home, state_dir=state_dir, sessions=sessions)
-        if sql is not None and request.mode != "apply-pending":
-            lines = gate_sql(
-                sql, state_dir / "runs" / request.run_id, dry_run=request.mode == "dry-run"
-            )
-            if lines:
-                mode = "apply" if request.mode == "apply" else report.mode
-                report = dataclasses.replace(report, mode=mode, messages=(*report.messages, *lines))
+        with ExitStack() as held:
+            lease, unreachable = _sql_lease(held, sql, request.mode)
+            report = run_dream(request, env=env, home=home, state_dir=state_dir, sessions=sessions)
+            if unreachable is not None:
+                report = dataclasses.replace(report, messages=(*report.messages, unreachable))
+            elif sql is not None and lease is not None and not lease.held:
+                skipped = _skipped(sql, lease)
+                report = dataclasses.replace(report, messages=(*report.messages, skipped))
+            elif sql is not None and lease is not None:
+                lines = gate_sql(
+                    sql, state_dir / "runs" / request.run_id, dry_run=request.mode == "dry-run"
+                )
+                if lines:
+                    mode = "apply" if request.mode == "apply" else report.mode
+                    messages = (*report.messages, *lines)
+                    report = dataclasses.replace(report, mode=mode, messages=messages)
+        if texts and request.mode != "apply-pending":
+            run_dir = state_dir / "runs" / request.run_id
+            report = with_text_stores(report, texts, run_dir, now=request.now, mode=request.mode)
         refused = [folder for folder in report.directories if folder.refused]
         outcome = "refused" if refused else "ok"
         return DreamOutcome(report, 1 if refused else 0)
@@ -80,6 +99,30 @@ def dream_job(
         )
         log.info("dream.completed", mode=mode, outcome=outcome, **summary)
         structlog.contextvars.unbind_contextvars("run_id")
+
+
+def _sql_lease(
+    held: ExitStack, sql: SqlStore | None, mode: str
+) -> tuple[DreamLease | None, str | None]:
+    """The SQL store's dream lease when this run gates its rows (held until ``held`` closes).
+
+    A store that cannot be reached does not stop the dream of this host's own
+    folders: the run goes on without the store and says why.
+    """
+    if sql is None or mode == "apply-pending":
+        return None, None
+    try:
+        return held.enter_context(sql.dream_lease()), None
+    except StoreError as error:
+        log.warning("dream.shared_store.unreachable", store=sql.name, error=str(error))
+        return None, f"SQL store skipped: {error}"
+
+
+def _skipped(sql: SqlStore, lease: DreamLease) -> str:
+    """Log and describe a run that leaves the shared store to the host dreaming over it."""
+    log.info("dream.shared_store.skipped", store=sql.name, holder=lease.holder)
+    holder = lease.holder or "another host"
+    return f"SQL store skipped: {holder} is dreaming over {sql.name}; its new rows wait"
 
 
 SQL_MOVES = "sql-status.json"

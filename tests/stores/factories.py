@@ -8,6 +8,8 @@ from typing import Protocol
 
 from dreamd.stores import MemoryItem, Quote, Receipt, Store
 from dreamd.stores.claude_memory import ClaudeMemoryStore
+from dreamd.stores.graph_jsonl import GraphStore
+from dreamd.stores.memory_md import MemoryMdStore
 from dreamd.stores.sql import SqlStore
 
 SOURCE = "source:claude-code:devbox:0a1f-session"
@@ -75,9 +77,13 @@ def rich_item() -> MemoryItem:
 
 
 def open_store(kind: str, target: str) -> ReadableStore:
-    """The adapter ``kind`` (``claude-memory`` or ``sql``) over ``target`` (folder or URL)."""
+    """The adapter ``kind`` over ``target`` (folder, URL, or the store's file)."""
     if kind == "claude-memory":
         return ClaudeMemoryStore(Path(target))
     if kind in ("sql", "postgresql"):
         return SqlStore(target)
+    if kind == "memory-md":
+        return MemoryMdStore(Path(target))
+    if kind == "graph":
+        return GraphStore(Path(target))
     raise ValueError(f"no persistent adapter {kind!r}")

@@ -1,14 +1,19 @@
-"""The store contract, run on every adapter: in-memory, Claude Code memory folder, SQL."""
+"""The store contract, run on every adapter: in-memory, Claude Code memory folder, SQL,
+sectioned MEMORY.md and knowledge-graph JSONL.
+
+SQL runs twice: on a SQLite file, and on PostgreSQL (a fresh schema of the
+server ``tests.stores.postgres`` finds; skipped when none answers).
+"""
 
 from __future__ import annotations
 
 import dataclasses
-import os
 import random
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,15 +29,20 @@ from dreamd.stores.claude_memory import (
     render_item,
     stored_op_keys,
 )
+from dreamd.stores.graph_jsonl import GraphStore
 from dreamd.stores.memory import MemoryStore
-from dreamd.stores.sql import SqlStore, memory_item, metadata
+from dreamd.stores.memory_md import MemoryMdStore
+from dreamd.stores.sql import SqlStore, memory_item
+from tests.stores import textstores
 from tests.stores.factories import HOSTILE_NAMES, ReadableStore, rich_item, sample_item
+from tests.stores.postgres import fresh_schema
+from tests.stores.updater import restated
 from tests.stores.writer import op_key
 
-ADAPTERS = ("memory", "claude-memory", "sql", "postgresql")
-PERSISTENT = ("claude-memory", "sql")
-#: Adapters several processes may write at once (PostgreSQL when configured).
-CONCURRENT = ("claude-memory", "sql", "postgresql")
+ADAPTERS = ("memory", "claude-memory", "sql", "postgresql", "memory-md", "graph")
+PERSISTENT = ("claude-memory", "sql", "postgresql", "memory-md", "graph")
+#: Adapters several processes may write at once.
+CONCURRENT = ("claude-memory", "sql", "postgresql", "memory-md", "graph")
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -51,7 +61,7 @@ class Harness:
     strays: Callable[[], list[str]] = list  # visible leftovers that are not whole items
 
 
-def _memory_harness(area: Path) -> Harness:
+def _memory_harness(area: Path, _cleanup: ExitStack) -> Harness:
     store = MemoryStore()
 
     def tamper(receipt: Receipt) -> None:
@@ -61,7 +71,7 @@ def _memory_harness(area: Path) -> Harness:
     return Harness("memory", area, "", lambda: store, tamper, lambda: list(store.items), None)
 
 
-def _claude_harness(area: Path) -> Harness:
+def _claude_harness(area: Path, _cleanup: ExitStack) -> Harness:
     folder = area / "memory"
 
     def tamper(receipt: Receipt) -> None:
@@ -95,9 +105,6 @@ def _claude_harness(area: Path) -> Harness:
     )
 
 
-#: A PostgreSQL database the SQL store may use (its ``memory_item`` table is dropped).
-POSTGRES_URL = os.environ.get("DREAMD_TEST_POSTGRES_URL", "")
-
 _PARTIAL_INSERT = """
 import os, signal, sys
 from datetime import UTC, date, datetime
@@ -114,7 +121,7 @@ os.kill(os.getpid(), signal.SIGKILL)
 """
 
 
-def _sql_harness(area: Path, url: str = "") -> Harness:
+def _sql_harness(area: Path, _cleanup: ExitStack, url: str = "") -> Harness:
     url = url or f"sqlite:///{area / 'items.db'}"
 
     def tamper(receipt: Receipt) -> None:
@@ -138,45 +145,72 @@ def _sql_harness(area: Path, url: str = "") -> Harness:
     )
 
 
-def _postgres_harness(area: Path) -> Harness:
-    if not POSTGRES_URL:
-        pytest.skip("set DREAMD_TEST_POSTGRES_URL to run the SQL store on PostgreSQL")
-    store = SqlStore(POSTGRES_URL)
-    metadata.drop_all(store.engine)
-    store.close()
-    return dataclasses.replace(_sql_harness(area, POSTGRES_URL), kind="postgresql")
+def _postgres_harness(area: Path, cleanup: ExitStack) -> Harness:
+    url = cleanup.enter_context(fresh_schema())
+    return dataclasses.replace(_sql_harness(area, cleanup, url), kind="postgresql")
 
 
-_HARNESSES: dict[str, Callable[[Path], Harness]] = {
+def _memory_md_harness(area: Path, _cleanup: ExitStack) -> Harness:
+    store = MemoryMdStore(area / "memory" / "MEMORY.md")
+    return Harness(
+        "memory-md", area, str(store.path), lambda: MemoryMdStore(store.path),
+        lambda receipt: textstores.md_tamper(store, receipt),
+        lambda: textstores.md_held_keys(store),
+        lambda key, item: textstores.md_leave_partial(store, key, item),
+        strays=lambda: textstores.md_strays(store),
+    )  # fmt: skip
+
+
+def _graph_harness(area: Path, _cleanup: ExitStack) -> Harness:
+    store = GraphStore(area / "graph" / "memory.jsonl")
+    return Harness(
+        "graph", area, str(store.path), lambda: GraphStore(store.path),
+        lambda receipt: textstores.graph_tamper(store, receipt),
+        lambda: textstores.graph_held_keys(store),
+        lambda key, item: textstores.graph_leave_partial(store, key, item),
+        strays=lambda: textstores.graph_strays(store),
+    )  # fmt: skip
+
+
+_HARNESSES: dict[str, Callable[[Path, ExitStack], Harness]] = {
     "memory": _memory_harness,
     "claude-memory": _claude_harness,
     "sql": _sql_harness,
     "postgresql": _postgres_harness,
+    "memory-md": _memory_md_harness,
+    "graph": _graph_harness,
 }
 
 
+@pytest.fixture
+def cleanup() -> Iterator[ExitStack]:
+    """Undone after the test: what harnesses set up outside ``tmp_path`` (server schemas)."""
+    with ExitStack() as stack:
+        yield stack
+
+
 @pytest.fixture(params=ADAPTERS)
-def harness(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Harness]:
+def harness(request: pytest.FixtureRequest, tmp_path: Path, cleanup: ExitStack) -> Harness:
     """Each adapter in turn, storing under ``tmp_path/store``."""
     area = tmp_path / "store"
     area.mkdir()
-    yield _HARNESSES[request.param](area)
+    return _HARNESSES[request.param](area, cleanup)
 
 
 @pytest.fixture(params=PERSISTENT)
-def persistent(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Harness]:
+def persistent(request: pytest.FixtureRequest, tmp_path: Path, cleanup: ExitStack) -> Harness:
     """Each adapter whose items outlive the process and whose I/O the crash helper counts."""
     area = tmp_path / "store"
     area.mkdir()
-    yield _HARNESSES[request.param](area)
+    return _HARNESSES[request.param](area, cleanup)
 
 
 @pytest.fixture(params=CONCURRENT)
-def shared(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Harness]:
+def shared(request: pytest.FixtureRequest, tmp_path: Path, cleanup: ExitStack) -> Harness:
     """Each adapter that several processes may write at once."""
     area = tmp_path / "store"
     area.mkdir()
-    yield _HARNESSES[request.param](area)
+    return _HARNESSES[request.param](area, cleanup)
 
 
 def test_write_then_find_and_verify(harness: Harness) -> None:
@@ -328,11 +362,11 @@ CHAOS_ITEMS = 12
 
 @pytest.mark.parametrize("seed", range(6))
 def test_sigkill_at_random_points_then_resume_plants_each_item_once(
-    persistent: Harness, tmp_path: Path, seed: int
+    persistent: Harness, tmp_path: Path, cleanup: ExitStack, seed: int
 ) -> None:
     """A writer killed at random I/O calls, then rerun, leaves exactly N verifiable items."""
-    scratch = _HARNESSES[persistent.kind](tmp_path / "calibration")
     (tmp_path / "calibration").mkdir()
+    scratch = _HARNESSES[persistent.kind](tmp_path / "calibration", cleanup)
     calibration = _run_writer(scratch, CHAOS_ITEMS, 0)
     assert calibration.returncode == 0, calibration.stderr
     total_calls = int(calibration.stdout.split()[0])
@@ -379,3 +413,120 @@ def test_the_writer_helper_sees_the_adapters_io(persistent: Harness) -> None:
     assert result.returncode == 0, result.stderr
     assert int(result.stdout.split()[0]) > 10
     assert persistent.area.exists()
+
+
+# --- update: a pending item rewritten in place (seed 002 phase 4, "update the matched item") ---
+
+
+def _accept_memory(harness: Harness, receipt: Receipt) -> None:
+    store = harness.open()
+    assert isinstance(store, MemoryStore)
+    store.accept(receipt.op_key)
+
+
+def _accept_file(harness: Harness, receipt: Receipt) -> None:
+    """What the folder gate does to an accepted item: its bytes move out of ``.inbox/``."""
+    inbox_file = Path(harness.target) / receipt.location
+    inbox_file.rename(Path(harness.target) / inbox_file.name)
+
+
+def _accept_row(harness: Harness, receipt: Receipt) -> None:
+    assert SqlStore(harness.target).set_status(receipt.op_key, "accepted", expected="new")
+
+
+#: How the validate gate accepts an item of each adapter kind (a new adapter adds its own).
+ACCEPT: dict[str, Callable[[Harness, Receipt], None]] = {
+    "memory": _accept_memory,
+    "claude-memory": _accept_file,
+    "sql": _accept_row,
+    "postgresql": _accept_row,
+    "memory-md": lambda harness, receipt: textstores.md_accept(
+        MemoryMdStore(Path(harness.target)), receipt
+    ),
+    "graph": lambda harness, receipt: textstores.graph_accept(
+        GraphStore(Path(harness.target)), receipt
+    ),
+}
+
+
+def test_items_from_lists_one_sessions_items_as_pending(harness: Harness) -> None:
+    """``items_from`` returns the items tagged with that source, with their receipts, pending."""
+    store = harness.open()
+    mine = [store.write(f"op-{i}", sample_item(i)) for i in range(2)]
+    store.write("op-other", dataclasses.replace(sample_item(5), source="source:pi:box:other"))
+    held = harness.open().items_from(sample_item(0).source)
+    assert [(h.receipt, h.item, h.pending) for h in held] == [
+        (mine[0], sample_item(0), True),
+        (mine[1], sample_item(1), True),
+    ]
+    assert harness.open().items_from("source:codex:box:nothing-here") == []
+
+
+def test_update_rewrites_a_pending_item_found_under_both_keys(harness: Harness) -> None:
+    """An update replaces the item in place: one item, found and verified by either key."""
+    store = harness.open()
+    store.write("op-1", sample_item(1))
+    (held,) = store.items_from(sample_item(1).source)
+    receipt = store.update("op-1-update", held.receipt, restated(sample_item(1)))
+    assert receipt is not None
+    assert (receipt.op_key, receipt.location) == ("op-1-update", held.receipt.location)
+    fresh = harness.open()
+    assert fresh.find("op-1-update") == receipt and fresh.verify(receipt, "op-1-update")
+    original = fresh.find("op-1")
+    assert original is not None and fresh.verify(original, "op-1")
+    assert fresh.read(original) == fresh.read(receipt) == restated(sample_item(1))
+    (after,) = fresh.items_from(sample_item(1).source)
+    assert after.item == restated(sample_item(1)) and after.pending
+
+
+def test_replaying_an_update_changes_nothing(harness: Harness) -> None:
+    """The same update again, after a restart or as a write, returns the first receipt."""
+    store = harness.open()
+    store.write("op-1", sample_item(1))
+    (held,) = store.items_from(sample_item(1).source)
+    first = store.update("op-1-update", held.receipt, restated(sample_item(1)))
+    assert harness.open().update("op-1-update", held.receipt, restated(sample_item(1))) == first
+    assert harness.open().write("op-1-update", sample_item(2)) == first
+    assert [h.item for h in harness.open().items_from(sample_item(1).source)] == [
+        restated(sample_item(1))
+    ]
+
+
+def test_update_refuses_a_target_changed_since_it_was_read(harness: Harness) -> None:
+    """A stale digest (another update, or an edit behind the store's back) writes nothing."""
+    store = harness.open()
+    store.write("op-1", sample_item(1))
+    (held,) = store.items_from(sample_item(1).source)
+    assert store.update("op-a", held.receipt, restated(sample_item(1))) is not None
+    assert store.update("op-b", held.receipt, sample_item(1)) is None
+    assert store.find("op-b") is None
+    (now,) = store.items_from(sample_item(1).source)
+    harness.tamper(now.receipt)
+    assert harness.open().update("op-c", now.receipt, restated(restated(sample_item(1)))) is None
+    assert harness.open().find("op-c") is None
+
+
+def test_update_leaves_an_accepted_item_alone(harness: Harness) -> None:
+    """Once the validate gate accepted an item, it is no longer pending and never rewritten."""
+    if harness.kind not in ACCEPT:
+        pytest.fail(f"add how the gate accepts a {harness.kind} item to ACCEPT")
+    store = harness.open()
+    store.write("op-1", sample_item(1))
+    (held,) = store.items_from(sample_item(1).source)
+    ACCEPT[harness.kind](harness, held.receipt)
+    (accepted,) = harness.open().items_from(sample_item(1).source)
+    assert not accepted.pending and accepted.item == sample_item(1)
+    assert harness.open().update("op-1-update", accepted.receipt, restated(sample_item(1))) is None
+    assert harness.open().find("op-1-update") is None
+    receipt = harness.open().find("op-1")
+    assert receipt is not None and harness.open().read(receipt) == sample_item(1)
+
+
+def test_update_cannot_turn_an_item_into_another(harness: Harness) -> None:
+    """An update keeps the item's source, type and name: anything else is refused."""
+    store = harness.open()
+    store.write("op-1", sample_item(1))
+    (held,) = store.items_from(sample_item(1).source)
+    with pytest.raises(StoreError, match="cannot change"):
+        store.update("op-x", held.receipt, sample_item(1, name="another name"))
+    assert harness.open().find("op-x") is None

@@ -5,6 +5,8 @@
 - ``KILL_AT > 0``: SIGKILL this process just before its KILL_AT-th I/O call
   (a state-changing file system or database driver call, counted by a
   profile hook), so a crash lands at a reproducible point inside a write.
+  psycopg 3 talks to PostgreSQL from Python, not through C calls: there each
+  round trip to the server (``Connection.wait``) counts as one I/O call.
 - ``KILL_AT = 0``: run to the end and print the number of I/O calls made.
 - ``GO_FILE``: create ``GO_FILE.<pid>`` once imported, then wait until
   ``GO_FILE`` exists, so that several writers start writing together.
@@ -34,13 +36,24 @@ def op_key(index: int) -> str:
     return f"window-{index // 4}:store:op-{index}"
 
 
+def _is_io(frame: FrameType, event: str, arg: Any) -> bool:
+    """Whether this profile event is a state-changing call (or a round trip to a server)."""
+    if event == "c_call":
+        return getattr(arg, "__name__", "") in IO_CALLS
+    return (
+        event == "call"
+        and frame.f_code.co_name == "wait"
+        and frame.f_globals.get("__name__") == "psycopg.connection"
+    )
+
+
 class _Killer:
     def __init__(self, kill_at: int) -> None:
         self.kill_at = kill_at
         self.calls = 0
 
-    def __call__(self, _frame: FrameType, event: str, arg: Any) -> None:
-        if event == "c_call" and getattr(arg, "__name__", "") in IO_CALLS:
+    def __call__(self, frame: FrameType, event: str, arg: Any) -> None:
+        if _is_io(frame, event, arg):
             self.calls += 1
             if self.calls == self.kill_at:
                 os.kill(os.getpid(), signal.SIGKILL)
