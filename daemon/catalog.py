@@ -9,6 +9,7 @@ back as unresolved entries and are not cached: they are retried next time.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -37,6 +38,7 @@ class ScanResult:
     sessions: list[SessionInfo]
     read: int
     cached: int
+    reused: tuple[str, ...] = ()  # tools not discovered again: nothing changed there
 
 
 def read_safely(reader: Reader, ref: SessionRef) -> Conversation | Unresolved:
@@ -83,6 +85,10 @@ class Catalog:
         self.source_roots = source_roots
         self.readers = readers
         self._index: dict[CacheKey, SessionInfo] | None = None
+        self._last: dict[str, list[SessionInfo]] = {}
+        #: Tools known to be unchanged since their last scan (the service's watcher sets
+        #: this); their sessions are reused instead of discovered again.
+        self.unchanged: Callable[[], Collection[str]] = tuple
 
     def tools(self, only: str | None = None) -> list[str]:
         """Enabled tools, or just ``only`` if it is enabled."""
@@ -95,7 +101,11 @@ class Catalog:
         now: datetime | None = None,
         progress: Progress | None = None,
     ) -> ScanResult:
-        """Discover, reuse cached metadata of unchanged sessions, read the rest."""
+        """Discover, reuse cached metadata of unchanged sessions, read the rest.
+
+        Tools ``unchanged()`` names that were scanned before are not discovered
+        again: their last result is reused.
+        """
         now = now or datetime.now(UTC)
         if self._index is None:
             self._index = self.state.load_session_cache()
@@ -103,7 +113,9 @@ class Catalog:
         sessions: list[SessionInfo] = []
         to_read: list[SessionRef] = []
         seen: set[CacheKey] = set()
-        tools = self.tools(only)
+        unchanged = set(self.unchanged())
+        reused = tuple(t for t in self.tools(only) if t in unchanged and t in self._last)
+        tools = [t for t in self.tools(only) if t not in reused]
         for tool in tools:
             found = discover_all(self.readers[tool], self.source_roots[tool])
             self._match(found, sessions, to_read, seen)
@@ -127,8 +139,16 @@ class Catalog:
             self.state.forget_sessions(stale)
             for key in stale:
                 del cache[key]
+        by_tool: dict[str, list[SessionInfo]] = defaultdict(list)
+        for info in sessions:
+            by_tool[info.tool].append(info)
+        for tool in tools:
+            self._last[tool] = by_tool.get(tool, [])
+        for tool in reused:
+            sessions.extend(self._last[tool])
         read = len(to_read) + len(late)
-        return ScanResult(sessions, read=read, cached=len(sessions) - read)
+        log.info("catalog.scanned", tools=tools, reused=reused, read=read)
+        return ScanResult(sessions, read=read, cached=len(sessions) - read, reused=reused)
 
     def _match(
         self,

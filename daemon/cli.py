@@ -25,7 +25,7 @@ from dreamd.collect.report import report_text
 from dreamd.config import Settings, load_settings
 from dreamd.dream.report import markdown, to_json
 from dreamd.dream.run import undo_job
-from dreamd.errors import DreamdError, NotAvailable
+from dreamd.errors import DreamdError
 from dreamd.jobs import (
     collect_request,
     dream_request,
@@ -35,7 +35,7 @@ from dreamd.jobs import (
     selection_policy,
     sql_store_to_gate,
 )
-from dreamd.logs import configure_logging, get_logger
+from dreamd.logs import configure_logging, get_logger, log_file_setting
 from dreamd.readers import READERS
 from dreamd.render import (
     Progress,
@@ -46,6 +46,9 @@ from dreamd.render import (
     selection_text,
 )
 from dreamd.selection import select
+from dreamd.service import install as service_install
+from dreamd.service.runner import Service, local_timezone
+from dreamd.service.status import status_document, status_text
 from dreamd.statedb import StateDB, open_state
 
 __all__ = ["cli", "main"]
@@ -137,13 +140,6 @@ def sources_show(session: str, as_json: bool, config_path: Path | None) -> None:
         click.echo(dump_json(conversation_json(conversation)))
     else:
         click.echo(conversation_text(conversation), nl=False)
-
-
-def _not_yet(name: str, issue: str) -> Callable[..., None]:
-    def command(**_options: Any) -> None:
-        raise NotAvailable(f"'dreamd {name}' is not available in this version yet ({issue})")
-
-    return command
 
 
 @cli.command("dream")
@@ -261,17 +257,88 @@ def cursor_import(source: BinaryIO, config_path: Path | None) -> None:
     click.echo(f"cursor of {settings.machine} imported")
 
 
-_PLANNED = {
-    "run": ("Run the service: scheduler and transcript watcher.", "the service"),
-    "status": ("Last runs, next runs, backlog, pending plans, lock holder.", "the service"),
-    "install-service": ("Write the systemd user unit or launchd agent.", "the service"),
-    "uninstall-service": ("Remove the systemd user unit or launchd agent.", "the service"),
-}
+def platform_option(function: F) -> F:
+    """``--platform linux|macos`` for the service commands (default: this machine's)."""
+    return click.option(
+        "--platform",
+        type=click.Choice(service_install.PLATFORMS),
+        default=None,
+        help="systemd user unit (linux) or launchd agent (macos); default: this machine's.",
+    )(function)
 
-for _name, (_help, _issue) in _PLANNED.items():
-    cli.command(_name, help=_help, context_settings={"ignore_unknown_options": True})(
-        click.argument("args", nargs=-1, type=click.UNPROCESSED)(_not_yet(_name, _issue))
+
+def _echo_outcome(outcome: service_install.Outcome) -> None:
+    out, err = service_install.outcome_lines(outcome)
+    for line in out:
+        click.echo(line)
+    for line in err:
+        click.echo(line, err=True)
+    if outcome.exit_code:
+        raise SystemExit(outcome.exit_code)
+
+
+@cli.command("install-service")
+@click.option("--print", "print_only", is_flag=True, help="Print the file; write nothing.")
+@click.option("--no-enable", is_flag=True, help="Write the file; do not enable it.")
+@platform_option
+def install_service(print_only: bool, no_enable: bool, platform: str | None) -> None:
+    """Write the systemd user unit or launchd agent, then enable and start it.
+
+    --print writes the file to stdout and the commands that would run to stderr.
+    When the service manager does not answer (containers, no login session), the
+    file is still written, the commands to run are printed on stderr, and the exit
+    code is 0; it is 1 when a command fails while the manager answers.
+    """
+    spec = service_install.current_spec(platform)  # type: ignore[arg-type]
+    if print_only:
+        click.echo(spec.content, nl=False)
+        commands = [f"  {command}" for command in spec.enable]
+        for line in ["to install it, write it to", f"  {spec.path}", "then run:", *commands]:
+            click.echo(line, err=True)
+        return
+    _echo_outcome(service_install.install(spec, enable=not no_enable))
+
+
+@cli.command("uninstall-service")
+@platform_option
+def uninstall_service(platform: str | None) -> None:
+    """Stop and disable the service, then remove its file (only a file dreamd wrote)."""
+    spec = service_install.current_spec(platform)  # type: ignore[arg-type]
+    _echo_outcome(service_install.uninstall(spec))
+
+
+@cli.command("run")
+@click.option(
+    "--log-file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Write JSON log lines to this rotating file (default: [service] log_file, else stdout).",
+)
+@config_option
+def run(log_file: Path | None, config_path: Path | None) -> None:
+    """The service: collect and dream on their schedules, follow the transcript folders."""
+    settings = load_settings(config_path)
+    service = settings.config.service
+    configure_logging(
+        os.environ.get("DREAMD_LOG_LEVEL", service.log_level),
+        stream=sys.stdout,
+        log_file=log_file_setting(log_file, service.log_file),
+        journald=bool(os.environ.get("JOURNAL_STREAM")),
     )
+    state = open_state(settings.state_db)
+    code = Service(settings, state, env=os.environ, home=Path.home()).run()
+    raise SystemExit(code)
+
+
+@cli.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@config_option
+def status(as_json: bool, config_path: Path | None) -> None:
+    """Last and next runs, backlog per source, pending plans and proposals, lock holder."""
+    settings, state = _setup(config_path)
+    now = datetime.now(UTC)
+    document = status_document(settings, state, env=os.environ, now=now, timezone=local_timezone())
+    click.echo(dump_json(document) if as_json else status_text(document, now), nl=as_json)
 
 
 def main() -> None:

@@ -28,6 +28,8 @@ __all__ = [
     "CollectConfig",
     "Config",
     "DreamConfig",
+    "ExtractorsConfig",
+    "FileStoreConfig",
     "ServiceConfig",
     "Settings",
     "SourceConfig",
@@ -57,6 +59,43 @@ class CollectConfig(_Table):
     live_guard_minutes: int = 30
     extractor: Literal["heuristic", "openai", "anthropic", "command"] = "heuristic"
     stores: list[str] = msgspec.field(default_factory=lambda: ["claude-memory", "sql"])
+    max_tokens_per_run: int = 0  # model tokens one run may spend; 0 = no cap
+
+
+class OpenAIExtractorConfig(_Table):
+    """Any OpenAI-compatible chat-completions server (OpenAI, Ollama, llama.cpp, vLLM)."""
+
+    base_url: str = ""  # empty: the SDK's default (api.openai.com)
+    model: str = ""
+    api_key_env: str = "OPENAI_API_KEY"  # empty: the server needs no key (Ollama, llama.cpp)
+    timeout_seconds: float = 120.0
+    max_retries: int = 2
+    max_output_tokens: int = 4096
+    temperature: float | None = None  # not sent unless set
+
+
+class AnthropicExtractorConfig(_Table):
+    """The Anthropic Messages API (``base_url`` for a proxy or a compatible server)."""
+
+    model: str = ""
+    api_key_env: str = "ANTHROPIC_API_KEY"
+    base_url: str = ""
+    timeout_seconds: float = 120.0
+    max_retries: int = 2
+    max_output_tokens: int = 4096
+
+
+class CommandExtractorConfig(_Table):
+    """A headless agent CLI: the prompt on stdin, one JSON answer on stdout."""
+
+    argv: list[str] = msgspec.field(default_factory=list)
+    timeout_seconds: float = 300.0
+
+
+class ExtractorsConfig(_Table):
+    openai: OpenAIExtractorConfig = msgspec.field(default_factory=OpenAIExtractorConfig)
+    anthropic: AnthropicExtractorConfig = msgspec.field(default_factory=AnthropicExtractorConfig)
+    command: CommandExtractorConfig = msgspec.field(default_factory=CommandExtractorConfig)
 
 
 class DreamConfig(_Table):
@@ -70,8 +109,17 @@ class SqlStoreConfig(_Table):
     url: str | None = None
 
 
+class FileStoreConfig(_Table):
+    """A store kept in one file: ``[stores.memory-md]``, ``[stores.graph]``."""
+
+    path: str | None = None  # absolute, or under ~/
+    repo: str | None = None  # the project its references are checked against (optional)
+
+
 class StoresConfig(_Table):
     sql: SqlStoreConfig = msgspec.field(default_factory=SqlStoreConfig)
+    memory_md: FileStoreConfig = msgspec.field(default_factory=FileStoreConfig, name="memory-md")
+    graph: FileStoreConfig = msgspec.field(default_factory=FileStoreConfig)
 
 
 class ServiceConfig(_Table):
@@ -79,6 +127,7 @@ class ServiceConfig(_Table):
     collect_on_quiet: bool = False
     log_file: str = ""
     log_level: Literal["debug", "info", "warning", "error"] = "info"
+    jitter_seconds: int = 0  # scheduled runs start up to this much later, at random
 
 
 class Config(_Table):
@@ -88,6 +137,7 @@ class Config(_Table):
     dream: DreamConfig = msgspec.field(default_factory=DreamConfig)
     stores: StoresConfig = msgspec.field(default_factory=StoresConfig)
     service: ServiceConfig = msgspec.field(default_factory=ServiceConfig)
+    extractors: ExtractorsConfig = msgspec.field(default_factory=ExtractorsConfig)
 
 
 #: Range checks beside the types: (dotted key, lowest, highest or None).
@@ -96,7 +146,9 @@ _RANGES: tuple[tuple[str, int, int | None], ...] = (
     ("collect.budget_messages", 1, None),
     ("collect.window_messages", 20, 40),
     ("collect.live_guard_minutes", 0, None),
+    ("collect.max_tokens_per_run", 0, None),
     ("dream.index_budget_bytes", 1024, None),
+    ("service.jitter_seconds", 0, 3600),
 )
 
 
@@ -114,6 +166,9 @@ def parse_config(text: str, path: Path | None = None) -> Config:
         config.sources[tool] = _convert(table, SourceConfig, path, prefix=f"sources.{tool}")
     _check_ranges(config, path)
     _check_sources(config, path)
+    _check_stores(config, path)
+    _check_schedules(config, path)
+    _check_extractor(config, path)
     return config
 
 
@@ -156,6 +211,76 @@ def _check_ranges(config: Config, path: Path | None) -> None:
             raise ConfigError(path, key, f"must be {bounds}, got {value}")
 
 
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _check_extractor(config: Config, path: Path | None) -> None:
+    """The configured LLM extractor has what it needs; limits are positive."""
+    chosen = config.collect.extractor
+    tables = config.extractors
+    for name in ("openai", "anthropic", "command"):
+        table = getattr(tables, name)
+        if table.timeout_seconds <= 0:
+            raise ConfigError(path, f"extractors.{name}.timeout_seconds", "must be above 0")
+        for key in ("max_retries", "max_output_tokens"):
+            low = 0 if key == "max_retries" else 1
+            if hasattr(table, key) and getattr(table, key) < low:
+                raise ConfigError(path, f"extractors.{name}.{key}", f"must be at least {low}")
+        variable = getattr(table, "api_key_env", "")
+        if variable and not _ENV_NAME.match(variable):
+            raise ConfigError(
+                path,
+                f"extractors.{name}.api_key_env",
+                "must name an environment variable; the key itself goes in that variable",
+            )
+    if chosen in ("openai", "anthropic") and not getattr(tables, chosen).model.strip():
+        raise ConfigError(
+            path, f"extractors.{chosen}.model", f"collect.extractor = {chosen!r} needs a model"
+        )
+    if chosen == "command" and not (tables.command.argv and tables.command.argv[0].strip()):
+        raise ConfigError(
+            path, "extractors.command.argv", "collect.extractor = 'command' needs a command line"
+        )
+
+
+def _check_schedules(config: Config, path: Path | None) -> None:
+    from zoneinfo import ZoneInfo
+
+    from dreamd.service.schedule import parse_schedule  # APScheduler only when there is one
+
+    for key, expression in (
+        ("collect.schedule", config.collect.schedule),
+        ("dream.schedule", config.dream.schedule),
+    ):
+        try:
+            parse_schedule(expression, ZoneInfo("UTC"))
+        except ValueError as error:
+            raise ConfigError(path, key, f"not a cron schedule: {error}") from None
+
+
+#: Store names ``collect.stores`` may list, and the file store tables they need.
+STORE_NAMES = ("claude-memory", "sql", "memory-md", "graph")
+_FILE_STORES = {"memory-md": "memory_md", "graph": "graph"}
+
+
+def _check_stores(config: Config, path: Path | None) -> None:
+    """Known store names; a file store named in ``collect.stores`` has an absolute path."""
+    for index, name in enumerate(config.collect.stores):
+        if name not in STORE_NAMES:
+            known = ", ".join(STORE_NAMES)
+            raise ConfigError(path, f"collect.stores[{index}]", f"unknown store {name!r} ({known})")
+    for name, attribute in _FILE_STORES.items():
+        table: FileStoreConfig = getattr(config.stores, attribute)
+        for key in ("path", "repo"):
+            value = getattr(table, key)
+            if value is not None and not Path(value).expanduser().is_absolute():
+                raise ConfigError(path, f"stores.{name}.{key}", "must be absolute or start with ~/")
+        if name in config.collect.stores and not table.path:
+            raise ConfigError(
+                path, f"stores.{name}.path", f"collect.stores lists {name!r}: give its file"
+            )
+
+
 def _check_sources(config: Config, path: Path | None) -> None:
     for tool, source in config.sources.items():
         if tool not in READERS:
@@ -178,6 +303,17 @@ class Settings:
     @property
     def state_db(self) -> Path:
         return self.data_dir / "state.db"
+
+    def store_file(self, name: str) -> tuple[Path, Path | None] | None:
+        """(file, repository) of file store ``name`` (``memory-md``, ``graph``) when it is
+        listed in ``collect.stores``."""
+        if name not in self.config.collect.stores or name not in _FILE_STORES:
+            return None
+        table: FileStoreConfig = getattr(self.config.stores, _FILE_STORES[name])
+        if table.path is None:
+            return None
+        repo = Path(table.repo).expanduser() if table.repo else None
+        return Path(table.path).expanduser(), repo
 
     @property
     def sql_url(self) -> str:

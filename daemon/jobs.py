@@ -19,6 +19,7 @@ from dreamd.collect.run import collect_job
 from dreamd.config import Settings
 from dreamd.dream.gardener import DreamRequest, default_budget
 from dreamd.dream.run import DreamOutcome, dream_job
+from dreamd.dream.textstores import configured_text_stores
 from dreamd.lock import pipeline_lock
 from dreamd.selection import SelectionPolicy
 from dreamd.statedb import StateDB
@@ -159,7 +160,13 @@ def run_dream(
     try:
         with lock:
             return dream_job(
-                request, state=state, state_dir=settings.data_dir, env=env, home=home, sql=sql
+                request,
+                state=state,
+                state_dir=settings.data_dir,
+                env=env,
+                home=home,
+                sql=sql,
+                texts=configured_text_stores(settings),
             )
     finally:
         if sql is not None:

@@ -24,7 +24,7 @@ import structlog
 from structlog.tracebacks import ExceptionDictTransformer
 from structlog.typing import EventDict, Processor
 
-__all__ = ["configure_logging", "get_logger"]
+__all__ = ["configure_logging", "get_logger", "log_file_setting"]
 
 #: syslog priorities by level name, for journald's ``<N>`` line prefix.
 _PRIORITIES: Mapping[str, int] = {
@@ -75,28 +75,48 @@ def _shared_processors() -> list[Processor]:
     ]
 
 
+def log_file_setting(option: Path | None, configured: str) -> Path | None:
+    """The log file to write: a command-line path wins over ``[service] log_file`` ("": none)."""
+    if option is not None:
+        return option.expanduser()
+    return Path(configured).expanduser() if configured.strip() else None
+
+
+def _rotating_file(path: Path, max_bytes: int, backup_count: int) -> logging.Handler:
+    """A size-rotated file in a folder only its user can read (created 0700 when missing)."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return logging.handlers.RotatingFileHandler(
+        path, maxBytes=max_bytes, backupCount=backup_count, encoding="utf-8"
+    )
+
+
+#: Libraries whose INFO lines are noise next to dreamd's own events.
+_CHATTY_LIBRARIES = ("apscheduler", "alembic", "watchdog")
+
+
 def configure_logging(
     level: str = "info",
     *,
     stream: TextIO | None = None,
-    file: Path | None = None,
+    log_file: Path | None = None,
+    max_bytes: int = 10_000_000,
+    backup_count: int = 5,
     journald: bool = False,
 ) -> None:
     """Send every log line, dreamd's and the libraries', as JSON to one place.
 
-    ``file`` wins over ``stream``; the file rotates at 10 MB, keeping 5.
-    Calling it again replaces the previous configuration (tests rely on this).
+    ``log_file`` wins over ``stream``: the file rotates at
+    ``max_bytes`` (10 MB), keeping ``backup_count`` (5) old files, and its lines carry no
+    journald prefix. Calling it again replaces the previous configuration (tests rely on this).
     """
+    target = log_file
     handler: logging.Handler
-    if file is not None:
-        file.parent.mkdir(parents=True, exist_ok=True)
-        handler = logging.handlers.RotatingFileHandler(
-            file, maxBytes=10_000_000, backupCount=5, encoding="utf-8"
-        )
+    if target is not None:
+        handler = _rotating_file(target, max_bytes, backup_count)
     else:
         handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
     formatter_class = (
-        _JournaldFormatter if journald and file is None else structlog.stdlib.ProcessorFormatter
+        _JournaldFormatter if journald and target is None else structlog.stdlib.ProcessorFormatter
     )
     handler.setFormatter(
         formatter_class(
@@ -117,6 +137,11 @@ def configure_logging(
         old.close()
     root.addHandler(handler)
     root.setLevel(level.upper())
+    # The libraries' own INFO lines ("Running job ...", "setup plugin ...") restate what
+    # dreamd logs as events; they show at debug level only.
+    chatty = logging.DEBUG if level.lower() == "debug" else logging.WARNING
+    for library in _CHATTY_LIBRARIES:
+        logging.getLogger(library).setLevel(chatty)
     structlog.configure(
         processors=[
             *_shared_processors(),

@@ -34,6 +34,7 @@ from sqlalchemy import (
     Text,
     create_engine,
     delete,
+    func,
     select,
     tuple_,
 )
@@ -222,6 +223,12 @@ class StateDB:
             query = query.where(job_run.c.job == job)
         with self.transaction() as connection:
             return [_run_from_row(row) for row in connection.execute(query)]
+
+    def earliest_run_start(self) -> datetime | None:
+        """When dreamd first recorded a run of anything (the service counts): its install date."""
+        with self.transaction() as connection:
+            first = connection.execute(select(func.min(job_run.c.started_at))).scalar()
+        return _moment(first)
 
     def load_cursor(self, host: str) -> tuple[int, dict[str, Any]]:
         """The host's cursor document and its version (0 and an empty document at first)."""

@@ -185,14 +185,6 @@ def test_bad_config_names_key_without_traceback(isolated_home: Path, tmp_path: P
     assert "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize("command", ["run", "status", "install-service"])
-def test_later_commands_say_they_are_not_available(isolated_home: Path, command: str) -> None:
-    """Commands of later versions exist, say so plainly and exit 1."""
-    result = run(isolated_home, command)
-    assert result.returncode == 1
-    assert "not available in this version yet" in result.stderr
-
-
 def test_transcripts_are_never_written(isolated_home: Path) -> None:
     """Listing and showing leave transcript bytes, mtime and folder contents untouched."""
     path = claude_session(isolated_home, SESSION, ["Refactor the loader", "More"])

@@ -94,7 +94,7 @@ def test_journald_prefix_gives_priorities() -> None:
 def test_file_destination_rotates(tmp_path: Path) -> None:
     """A log file is created (with its folder) and holds JSON lines."""
     target = tmp_path / "logs" / "dreamd.log"
-    configure_logging("info", file=target)
+    configure_logging("info", log_file=target)
     get_logger().info("service.started")
     logging.getLogger().handlers[0].flush()
     assert json.loads(target.read_text().splitlines()[0])["event"] == "service.started"

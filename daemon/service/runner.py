@@ -1,0 +1,352 @@
+"""``dreamd run``: the scheduler, the transcript watcher and the main loop, until a signal.
+
+Threads and who owns what:
+
+- the **main thread** handles signals, pets the systemd watchdog, notices a
+  resume from sleep, reports settled file events, and submits work; it never
+  reads transcripts or memory;
+- the **job thread** (APScheduler's pool of one) runs everything that touches
+  the catalog and the stores — collect, dream, reconcile scans — one at a
+  time, in the order submitted; across processes the pipeline lock keeps a
+  hand-started ``dreamd collect``/``dream`` and the service apart (the
+  service waits for it, a hand run is refused);
+- the **observer thread** (watchdog) only marks paths dirty.
+
+A scheduled run is skipped when a run of its job already started since the
+fire time it was due for, so a catch-up, APScheduler's own misfire handling
+after a sleep, and a run by hand never add up to two runs. SIGTERM/SIGINT stop
+the loop; the running collect stops after its current window (checkpointed),
+queued work is dropped, and the process exits 0.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import gc
+import signal
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, tzinfo
+from pathlib import Path
+from types import FrameType
+from typing import Literal
+
+import structlog
+from apscheduler.executors.pool import ThreadPoolExecutor
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.cron import CronTrigger
+
+from dreamd.catalog import Catalog
+from dreamd.collect.collector import CollectRequest
+from dreamd.config import Settings
+from dreamd.errors import LockHeld
+from dreamd.jobs import collect_request, dream_request, new_run_id, run_collect, run_dream
+from dreamd.lock import ProcessLock
+from dreamd.logs import get_logger
+from dreamd.service.notify import Notifier, watchdog_interval
+from dreamd.service.schedule import is_missed, parse_schedule, previous_fire, resumed
+from dreamd.service.watcher import DirtyPaths, TranscriptWatcher
+from dreamd.statedb import StateDB
+
+__all__ = ["JOBS", "Service", "ServiceTiming", "local_timezone"]
+
+log = get_logger("dreamd.service")
+
+Job = Literal["collect", "dream"]
+#: The scheduled jobs, in the order a catch-up runs them (collect feeds the dream).
+JOBS: tuple[Job, ...] = ("collect", "dream")
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceTiming:
+    """The main loop's clocks (seconds)."""
+
+    tick: float = 1.0  # how often the main loop wakes
+    debounce: float = 2.0  # a path is reported once quiet this long
+    reconcile: float = 1800.0  # a full scan this often, whatever the watcher says
+    lock_wait: float = 3600.0  # how long a job waits for a hand-started one
+
+
+def local_timezone() -> tzinfo:
+    """The machine's local time zone (schedules are local time)."""
+    zone = datetime.now().astimezone().tzinfo
+    assert zone is not None
+    return zone
+
+
+class Service:
+    """One running service; ``run()`` returns the exit code."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        state: StateDB,
+        *,
+        env: Mapping[str, str],
+        home: Path,
+        timing: ServiceTiming = ServiceTiming(),
+        timezone: tzinfo | None = None,
+    ) -> None:
+        self.settings = settings
+        self.state = state
+        self.env = env
+        self.home = home
+        self.timing = timing
+        self.timezone = timezone or local_timezone()
+        self.stop_requested = threading.Event()
+        self.notifier = Notifier.from_env(env)
+        self.catalog = Catalog(state, settings.source_roots)
+        self.dirty = DirtyPaths(debounce=timing.debounce)
+        self.watcher: TranscriptWatcher | None = None
+        service = settings.config.service
+        jitter = service.jitter_seconds
+        self.triggers: dict[Job, CronTrigger] = {
+            "collect": parse_schedule(settings.config.collect.schedule, self.timezone),
+            "dream": parse_schedule(settings.config.dream.schedule, self.timezone),
+        }
+        self._jittered: dict[Job, CronTrigger] = {
+            "collect": parse_schedule(settings.config.collect.schedule, self.timezone, jitter),
+            "dream": parse_schedule(settings.config.dream.schedule, self.timezone, jitter),
+        }
+        self.scheduler = BackgroundScheduler(
+            executors={"default": ThreadPoolExecutor(max_workers=1)},
+            job_defaults={"misfire_grace_time": None, "coalesce": True, "max_instances": 1},
+            timezone=self.timezone,
+        )
+        self._changed_at: float | None = None  # last settled change not yet collected
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def run(self) -> int:
+        """Start, loop until a signal, stop; 0 on a clean stop."""
+        with ProcessLock(self.settings.data_dir, "service"):
+            self._install_signal_handlers()
+            run_id = new_run_id()
+            started = datetime.now(UTC)
+            installed_since = self.state.earliest_run_start()
+            self.state.start_run(run_id, "service", "run", started)
+            try:
+                self._start(installed_since)
+                self._loop()
+            finally:
+                self._stop()
+                self.state.finish_run(
+                    run_id, outcome="stopped", mode="run", summary={}, now=datetime.now(UTC)
+                )
+                log.info("service.stopped")
+        return 0
+
+    def _install_signal_handlers(self) -> None:
+        def request_stop(number: int, _frame: FrameType | None) -> None:
+            log.info("service.stopping", signal=signal.Signals(number).name)
+            self.stop_requested.set()
+
+        signal.signal(signal.SIGTERM, request_stop)
+        signal.signal(signal.SIGINT, request_stop)
+
+    def _start(self, installed_since: datetime | None) -> None:
+        service = self.settings.config.service
+        if service.watch:
+            self.watcher = TranscriptWatcher(
+                self.settings.source_roots, self.dirty, self.settings.data_dir
+            )
+            self.watcher.start()
+            self.catalog.unchanged = self.watcher.unchanged_tools
+        for job in JOBS:
+            self.scheduler.add_job(
+                self._scheduled, self._jittered[job], args=(job,), id=job, name=job
+            )
+        self.scheduler.start()
+        # Start-up work runs on the job thread, in order: reconcile, then any catch-up.
+        self._submit(self._reconcile, "reconcile", "start-up")
+        now = datetime.now(UTC)
+        for job in JOBS:
+            due = previous_fire(self.triggers[job], now.astimezone(self.timezone))
+            last = self.state.runs(job, limit=1)
+            if is_missed(due, last[0].started_at if last else None, installed_since):
+                log.info("scheduler.catch_up", job=job, due=due.isoformat() if due else None)
+                self._submit(self._scheduled, f"{job}-catch-up", job)
+        self.notifier.ready(status="watching transcripts")
+        log.info(
+            "service.started",
+            next_runs={job.id: _iso(job.next_run_time) for job in self.scheduler.get_jobs()},
+            watch=service.watch,
+        )
+
+    def _loop(self) -> None:
+        interval = watchdog_interval(self.env)
+        last_ping = last_reconcile = time.monotonic()
+        wall, mono = time.time(), time.monotonic()
+        while not self.stop_requested.wait(self.timing.tick):
+            now_wall, now_mono = time.time(), time.monotonic()
+            if resumed(now_wall - wall, now_mono - mono):
+                slept = round((now_wall - wall) - (now_mono - mono))
+                log.info("service.resumed", slept_seconds=slept)
+                self.scheduler.wakeup()  # its sleep did not count the suspended time
+                self._submit(self._reconcile, "reconcile", "resume")
+                last_reconcile = now_mono
+            wall, mono = now_wall, now_mono
+            if interval is not None and now_mono - last_ping >= interval:
+                self.notifier.watchdog()
+                last_ping = now_mono
+            if now_mono - last_reconcile >= self.timing.reconcile:
+                self._submit(self._reconcile, "reconcile", "periodic")
+                last_reconcile = now_mono
+            self._report_changes(now_mono)
+
+    def _stop(self) -> None:
+        self.stop_requested.set()
+        self.notifier.stopping()
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=True)  # the running job checkpoints and returns
+        if self.watcher is not None:
+            self.watcher.stop()
+        self.notifier.close()
+
+    # ------------------------------------------------------------------ main-loop work
+
+    def _report_changes(self, now: float) -> None:
+        for path, tools in self.dirty.settled(now):
+            log.info("watch.changed", path=path, tools=list(tools))
+            self._changed_at = now
+        guard = self.settings.config.collect.live_guard_minutes * 60
+        quiet_since = self._changed_at
+        if (
+            self.settings.config.service.collect_on_quiet
+            and quiet_since is not None
+            and self.dirty.pending() == 0
+            and now - quiet_since >= guard
+        ):
+            self._changed_at = None
+            self._submit(self._run_collect, "collect-on-quiet", "quiet")
+
+    def _submit(self, function: Callable[..., None], job_id: str, *args: object) -> None:
+        """Run ``function`` on the job thread as soon as it is free."""
+        self.scheduler.add_job(
+            function,
+            args=args,
+            id=job_id,
+            name=job_id,
+            replace_existing=True,
+            next_run_time=datetime.now(self.timezone),
+        )
+
+    # ------------------------------------------------------------------ job thread
+
+    def _scheduled(self, job: Job) -> None:
+        """A scheduled (or caught-up) run, unless a run of ``job`` started since it was due."""
+        if self.stop_requested.is_set():
+            return
+        due = previous_fire(self.triggers[job], datetime.now(self.timezone))
+        last = self.state.runs(job, limit=1)
+        if due is not None and last and last[0].started_at >= due:
+            log.info("scheduler.skipped", job=job, reason="already ran", run_id=last[0].run_id)
+            return
+        if job == "collect":
+            self._run_collect("schedule")
+        else:
+            self._run_dream()
+
+    def _run_collect(self, reason: str) -> None:
+        if self.stop_requested.is_set():
+            return
+        request = collect_request(
+            self.settings, self.env, now=datetime.now(UTC), stop=self.stop_requested.is_set
+        )
+        self._guarded("collect", reason, lambda: self._collect(request))
+
+    def _collect(self, request: CollectRequest) -> None:
+        result, document = run_collect(
+            self.settings,
+            self.state,
+            request,
+            env=self.env,
+            home=self.home,
+            catalog=self.catalog,
+            lock_wait=self.timing.lock_wait,
+            cancelled=self.stop_requested.is_set,
+        )
+        log.info(
+            "job.collect.finished",
+            run_id=request.run_id,
+            planted=document.get("planted"),
+            windows=result.windows,
+            stopped=result.stopped,
+        )
+
+    def _run_dream(self) -> None:
+        request = dream_request(self.settings, self.env, now=datetime.now(UTC))
+
+        def dream() -> None:
+            outcome = run_dream(
+                self.settings,
+                self.state,
+                request,
+                env=self.env,
+                home=self.home,
+                catalog=self.catalog,
+                lock_wait=self.timing.lock_wait,
+                cancelled=self.stop_requested.is_set,
+            )
+            log.info(
+                "job.dream.finished",
+                run_id=request.run_id,
+                exit_code=outcome.exit_code,
+                **outcome.report.totals(),
+            )
+
+        self._guarded("dream", "schedule", dream)
+
+    def _guarded(self, job: str, reason: str, work: Callable[[], None]) -> None:
+        """Run one job; a failure is logged and the service goes on."""
+        log.info("job.starting", job=job, reason=reason)
+        try:
+            work()
+        except LockHeld as error:
+            log.warning("job.skipped", job=job, reason=str(error))
+        except Exception:
+            log.exception("job.failed", job=job)
+        finally:
+            structlog.contextvars.unbind_contextvars("run_id")
+            release_memory()
+
+    def _reconcile(self, reason: str) -> None:
+        """A full scan: events are not replayed after an overflow or a sleep."""
+        if self.stop_requested.is_set():
+            return
+        self.dirty.take_tools()  # a full scan covers whatever they marked
+        unchanged, self.catalog.unchanged = self.catalog.unchanged, tuple
+        try:
+            result = self.catalog.scan()
+            log.info(
+                "service.reconciled",
+                reason=reason,
+                sessions=len(result.sessions),
+                read=result.read,
+            )
+        except Exception:
+            log.exception("service.reconcile_failed", reason=reason)
+        finally:
+            self.catalog.unchanged = unchanged
+            release_memory()
+
+
+def release_memory() -> None:
+    """Hand memory freed by a scan or a job back to the system (glibc keeps it otherwise).
+
+    An idle service should be as small as its imports: a scan reads every changed
+    transcript, and the allocator would keep that peak for the days until the next job.
+    """
+    gc.collect()
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.malloc_trim(0)
+    except (OSError, AttributeError):
+        pass  # not glibc (macOS): its allocator returns memory on its own
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment is not None else None
