@@ -27,6 +27,7 @@ from dreamd.dream.report import markdown, to_json
 from dreamd.dream.run import undo_job
 from dreamd.errors import DreamdError
 from dreamd.jobs import (
+    JobContext,
     collect_request,
     dream_request,
     live_ids_from_env,
@@ -174,9 +175,8 @@ def dream(
         roots=roots,
     )
     progress = Progress("reading sessions", sys.stderr)
-    outcome = run_dream(
-        settings, state, request, env=os.environ, home=Path.home(), progress=progress
-    )
+    context = JobContext(settings, state, os.environ, Path.home())
+    outcome = run_dream(context, request, progress=progress)
     progress.done()
     if as_json:
         click.echo(dump_json(to_json(outcome.report)))
@@ -224,7 +224,8 @@ def collect_command(
         live=frozenset(live),
         dry_run=dry_run,
     )
-    _result, document = run_collect(settings, state, request, env=os.environ, home=Path.home())
+    context = JobContext(settings, state, os.environ, Path.home())
+    _result, document = run_collect(context, request)
     click.echo(dump_json(document) if as_json else report_text(document), nl=as_json)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from dreamd.statedb import StateDB
 from dreamd.stores.sql import SqlStore
 
 __all__ = [
+    "JobContext",
     "collect_request",
     "dream_request",
     "live_ids_from_env",
@@ -112,40 +114,45 @@ def sql_store_to_gate(settings: Settings) -> SqlStore | None:
     return SqlStore(url, host=settings.machine)
 
 
+@dataclass(frozen=True, slots=True)
+class JobContext:
+    """Where and how a job runs: the same for every job a command or the service starts.
+
+    ``lock_wait`` is how long to wait for a job holding the pipeline lock (the
+    service waits, a hand run does not); ``cancelled`` stops that wait (the
+    service shutting down); ``catalog`` lets the service reuse its catalog and
+    what its watcher knows.
+    """
+
+    settings: Settings
+    state: StateDB
+    env: Mapping[str, str]
+    home: Path
+    catalog: Catalog | None = None
+    lock_wait: float = 0.0
+    cancelled: Callable[[], bool] = lambda: False
+
+
 def run_collect(
-    settings: Settings,
-    state: StateDB,
-    request: CollectRequest,
-    *,
-    env: Mapping[str, str],
-    home: Path,
-    catalog: Catalog | None = None,
-    lock_wait: float = 0.0,
-    cancelled: Callable[[], bool] = lambda: False,
+    context: JobContext, request: CollectRequest
 ) -> tuple[CollectResult, dict[str, Any]]:
     """One collector pass under the pipeline lock (see ``collect_job``)."""
     return collect_job(
-        settings,
-        state,
+        context.settings,
+        context.state,
         request,
-        env=env,
-        home=home,
-        catalog=catalog,
-        lock_wait=lock_wait,
-        cancelled=cancelled,
+        env=context.env,
+        home=context.home,
+        catalog=context.catalog,
+        lock_wait=context.lock_wait,
+        cancelled=context.cancelled,
     )
 
 
 def run_dream(
-    settings: Settings,
-    state: StateDB,
+    context: JobContext,
     request: DreamRequest,
     *,
-    env: Mapping[str, str],
-    home: Path,
-    catalog: Catalog | None = None,
-    lock_wait: float = 0.0,
-    cancelled: Callable[[], bool] = lambda: False,
     progress: Callable[[int, int], None] | None = None,
 ) -> DreamOutcome:
     """One dream run under the pipeline lock.
@@ -153,18 +160,19 @@ def run_dream(
     Transcripts name the projects whose memory folders and repositories the
     dream checks; the scan first reads only the sessions that changed.
     """
-    (catalog or Catalog(state, settings.source_roots)).scan(progress=progress)
+    settings = context.settings
+    (context.catalog or Catalog(context.state, settings.source_roots)).scan(progress=progress)
     sql = sql_store_to_gate(settings)
     lock = pipeline_lock(settings.data_dir, "dream")
-    lock.acquire(wait=lock_wait, cancelled=cancelled)
+    lock.acquire(wait=context.lock_wait, cancelled=context.cancelled)
     try:
         with lock:
             return dream_job(
                 request,
-                state=state,
+                state=context.state,
                 state_dir=settings.data_dir,
-                env=env,
-                home=home,
+                env=context.env,
+                home=context.home,
                 sql=sql,
                 texts=configured_text_stores(settings),
             )

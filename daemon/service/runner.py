@@ -43,7 +43,14 @@ from dreamd.catalog import Catalog
 from dreamd.collect.collector import CollectRequest
 from dreamd.config import Settings
 from dreamd.errors import LockHeld
-from dreamd.jobs import collect_request, dream_request, new_run_id, run_collect, run_dream
+from dreamd.jobs import (
+    JobContext,
+    collect_request,
+    dream_request,
+    new_run_id,
+    run_collect,
+    run_dream,
+)
 from dreamd.lock import ProcessLock
 from dreamd.logs import get_logger
 from dreamd.service.notify import Notifier, watchdog_interval
@@ -99,6 +106,15 @@ class Service:
         self.stop_requested = threading.Event()
         self.notifier = Notifier.from_env(env)
         self.catalog = Catalog(state, settings.source_roots)
+        self.context = JobContext(
+            settings,
+            state,
+            env,
+            home,
+            catalog=self.catalog,
+            lock_wait=timing.lock_wait,
+            cancelled=self.stop_requested.is_set,
+        )
         self.dirty = DirtyPaths(debounce=timing.debounce)
         self.watcher: TranscriptWatcher | None = None
         service = settings.config.service
@@ -259,16 +275,7 @@ class Service:
         self._guarded("collect", reason, lambda: self._collect(request))
 
     def _collect(self, request: CollectRequest) -> None:
-        result, document = run_collect(
-            self.settings,
-            self.state,
-            request,
-            env=self.env,
-            home=self.home,
-            catalog=self.catalog,
-            lock_wait=self.timing.lock_wait,
-            cancelled=self.stop_requested.is_set,
-        )
+        result, document = run_collect(self.context, request)
         log.info(
             "job.collect.finished",
             run_id=request.run_id,
@@ -281,16 +288,7 @@ class Service:
         request = dream_request(self.settings, self.env, now=datetime.now(UTC))
 
         def dream() -> None:
-            outcome = run_dream(
-                self.settings,
-                self.state,
-                request,
-                env=self.env,
-                home=self.home,
-                catalog=self.catalog,
-                lock_wait=self.timing.lock_wait,
-                cancelled=self.stop_requested.is_set,
-            )
+            outcome = run_dream(self.context, request)
             log.info(
                 "job.dream.finished",
                 run_id=request.run_id,
