@@ -96,8 +96,10 @@ class Service:
         home: Path,
         timing: ServiceTiming = ServiceTiming(),
         timezone: tzinfo | None = None,
+        wall_clock: Callable[[], float] = time.time,
     ) -> None:
         self.settings = settings
+        self.wall_clock = wall_clock  # read beside the monotonic clock to notice a sleep
         self.state = state
         self.env = env
         self.home = home
@@ -195,9 +197,9 @@ class Service:
     def _loop(self) -> None:
         interval = watchdog_interval(self.env)
         last_ping = last_reconcile = time.monotonic()
-        wall, mono = time.time(), time.monotonic()
+        wall, mono = self.wall_clock(), time.monotonic()
         while not self.stop_requested.wait(self.timing.tick):
-            now_wall, now_mono = time.time(), time.monotonic()
+            now_wall, now_mono = self.wall_clock(), time.monotonic()
             if resumed(now_wall - wall, now_mono - mono):
                 slept = round((now_wall - wall) - (now_mono - mono))
                 log.info("service.resumed", slept_seconds=slept)
