@@ -85,7 +85,7 @@ def collect_job(
     lock = pipeline_lock(settings.data_dir, "collect")
     lock.acquire(wait=lock_wait, cancelled=cancelled)
     with lock:
-        structlog.contextvars.bind_contextvars(run_id=request.run_id)
+        bound = structlog.contextvars.bind_contextvars(run_id=request.run_id)
         state.start_run(
             request.run_id, "collect", "dry-run" if request.dry_run else "apply", request.now
         )
@@ -137,7 +137,7 @@ def collect_job(
                 now=datetime.now(request.now.tzinfo),
             )
             log.info("collect.completed", outcome=outcome)
-            structlog.contextvars.unbind_contextvars("run_id")
+            structlog.contextvars.reset_contextvars(**bound)  # the caller's run id, if any
             if sql is not None:
                 sql.close()
             extraction.close()

@@ -57,7 +57,7 @@ def dream_job(
     texts: Sequence[TextStore] = (),
 ) -> DreamOutcome:
     """One recorded dream run (``texts``: the sectioned MEMORY.md and graph stores)."""
-    structlog.contextvars.bind_contextvars(run_id=request.run_id)
+    bound = structlog.contextvars.bind_contextvars(run_id=request.run_id)
     state.start_run(request.run_id, "dream", request.mode, request.now)
     outcome, report = "failed", None
     try:
@@ -98,7 +98,7 @@ def dream_job(
             now=datetime.now(request.now.tzinfo),
         )
         log.info("dream.completed", mode=mode, outcome=outcome, **summary)
-        structlog.contextvars.unbind_contextvars("run_id")
+        structlog.contextvars.reset_contextvars(**bound)  # the caller's run id, if any
 
 
 def _sql_lease(

@@ -274,13 +274,12 @@ class Service:
         request = collect_request(
             self.settings, self.env, now=datetime.now(UTC), stop=self.stop_requested.is_set
         )
-        self._guarded("collect", reason, lambda: self._collect(request))
+        self._guarded("collect", reason, request.run_id, lambda: self._collect(request))
 
     def _collect(self, request: CollectRequest) -> None:
         result, document = run_collect(self.context, request)
         log.info(
             "job.collect.finished",
-            run_id=request.run_id,
             planted=document.get("planted"),
             windows=result.windows,
             stopped=result.stopped,
@@ -293,15 +292,15 @@ class Service:
             outcome = run_dream(self.context, request)
             log.info(
                 "job.dream.finished",
-                run_id=request.run_id,
                 exit_code=outcome.exit_code,
                 **outcome.report.totals(),
             )
 
-        self._guarded("dream", "schedule", dream)
+        self._guarded("dream", "schedule", request.run_id, dream)
 
-    def _guarded(self, job: str, reason: str, work: Callable[[], None]) -> None:
-        """Run one job; a failure is logged and the service goes on."""
+    def _guarded(self, job: str, reason: str, run_id: str, work: Callable[[], None]) -> None:
+        """Run one job with its ``run_id`` on every log line; a failure is logged, not raised."""
+        structlog.contextvars.bind_contextvars(run_id=run_id)
         log.info("job.starting", job=job, reason=reason)
         try:
             work()

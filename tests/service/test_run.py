@@ -43,12 +43,16 @@ def test_collect_then_dream_each_with_a_run_id_then_sigterm_exits_0(isolated_hom
         assert daemon.terminate() == 0
     finally:
         daemon.kill()
+    # Every line a job logs carries its run id, from "job.starting" to "job.*.finished".
     job_lines = [
         line
         for line in daemon.lines
-        if str(line.get("event", "")).startswith(("collect.", "dream."))
+        if str(line.get("event", "")).startswith(("collect.", "dream.", "job."))
     ]
-    assert job_lines and all(line.get("run_id") for line in job_lines)
+    assert {"job.starting", "job.collect.finished", "job.dream.finished"} <= {
+        str(line["event"]) for line in job_lines
+    }
+    assert [line for line in job_lines if not line.get("run_id")] == []
     assert daemon.lines[-1]["event"] == "service.stopped"
     # The runs are on record with their outcomes, as `dreamd status` shows them.
     status = json.loads(run_dreamd(isolated_home, "status", "--json").stdout)
