@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from dreamd.dream.manifests import PROJECT_VERSION_KEY, read_manifests
+from dreamd.stores._sectioned import SEED_SECTIONS  # seed 003 phase 4: the five sections
 
 __all__ = [
     "MAX_INDEX_LINES",
@@ -91,14 +92,6 @@ MAX_INDEX_LINES = 200
 SPLIT_ADVICE_LINES = 180
 #: Seed 003 Phase 5: keep a sectioned MEMORY.md within 10 KB.
 SIZE_LIMIT_BYTES = 10 * 1024
-#: Seed 003 Phase 4: the five sections of a project MEMORY.md.
-SEED_SECTIONS = (
-    "Rules",
-    "Architecture decisions",
-    "Discovered durable knowledge",
-    "Patterns",
-    "Gotchas",
-)
 #: How many of the five headings make a file "sectioned" (see the module notes).
 SECTIONED_MIN_HEADINGS = 3
 #: Seed 003 Phase 5: the mark on claims that could not be verified.

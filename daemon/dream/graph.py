@@ -27,9 +27,10 @@ guards, its age its newest collection day) is moved to the trash record —
 flagged instead while a relation names it. Entities of others without
 observations are flagged.
 
-``dream_graph`` is the I/O edge: under the store's lock, through the
-journaling ``Executor``. The MCP server takes no lock, so the graph file is
-read once and written only if it still holds those bytes.
+``dream_graph`` is the I/O edge, run by ``storegate.run_gate``: under the
+store's lock, through the journaling ``Executor``. The MCP server takes no
+lock, so the graph file is read once and written only if it still holds
+those bytes.
 """
 
 from __future__ import annotations
@@ -39,19 +40,23 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Literal
 
+from dreamd.dream.execute import Executor
 from dreamd.dream.refs import RepoView, check_refs
 from dreamd.dream.staleness import judge
 from dreamd.dream.storegate import (
+    COLLAPSE_OVERLAP,
+    Decision,
+    StoreFiles,
     StoreRun,
+    TrashFile,
     append_to,
     as_memory,
-    executor_for,
     is_near_duplicate,
     item_rejection,
-    linked,
-    scan_views,
+    ledger_additions,
+    missing_refs,
+    run_gate,
 )
 from dreamd.stores.graph_jsonl import (
     GraphLine,
@@ -82,32 +87,21 @@ __all__ = [
     "unique_name",
 ]
 
-#: Observations of one entity collapse only when this share of the smaller one's words is
-#: shared (the gardener's dedup candidates start at 0.90).
-COLLAPSE_OVERLAP = 0.9
 #: How many `` (N)`` suffixes to try for a new entity's name.
 MAX_NAME_SUFFIX = 10_000
 
-Verdict = Literal["accept", "merge", "reject"]
+
+class GraphDecision(Decision[Pending]):
+    """What the gate decided for one pending line (``target``: the entity it became or joined)."""
+
+    __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True)
-class GraphDecision:
-    """What the gate decided for one pending line, and why."""
-
-    pending: Pending
-    verdict: Verdict
-    reason: str
-    entity: str | None = None
-
-    def line(self, file: str) -> str:
-        """The decision as one report line."""
-        where = f"{file}:{self.pending.op_key or 'an unreadable line'}"
-        if self.verdict == "accept":
-            return f"accepted {where} as entity '{self.entity}': {self.reason}"
-        if self.verdict == "merge":
-            return f"merged {where} into entity '{self.entity}': {self.reason}"
-        return f"rejected {where}: {self.reason}"
+def _report_line(decision: GraphDecision, file: str) -> str:
+    """The decision on a line of the pending ``file`` as one report line."""
+    where = f"{file}:{decision.held.op_key or 'an unreadable line'}"
+    placed = "as" if decision.verdict == "accept" else "into"
+    return decision.line(where, f"{placed} entity '{decision.target}'")
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,8 +159,7 @@ def _decide(
     if pending.keys and done is not None:
         return GraphDecision(pending, "accept", "already in the graph", done.name)
     item = pending.item
-    view = views.get(item.project) if item is not None and item.project else None
-    reason = item_rejection(item, now=now, view=view, where=where)
+    reason = item_rejection(item, now=now, views=views, where=where)
     if reason is not None:
         return GraphDecision(pending, "reject", reason)
     assert item is not None
@@ -261,8 +254,7 @@ def stale_reason(
     verdict = judge(memory, check, now=now, terms=frozenset(), read_paths=frozenset())
     if verdict.classification != "FULLY_STALE":
         return None
-    missing = ", ".join((*check.missing, *check.symbols_missing))
-    return f"stale: every reference is missing from its project ({missing})"
+    return f"stale: every reference is missing from its project ({missing_refs(check)})"
 
 
 def tidy(
@@ -319,6 +311,87 @@ def _read(path: Path) -> bytes | None:
     return path.read_bytes() if path.exists() else None
 
 
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", "replace")
+
+
+@dataclass(frozen=True, slots=True)
+class _GraphPlan:
+    """The gate's and the dream's decisions on one graph, and the bytes they were made on."""
+
+    store: GraphStore
+    graph_data: bytes
+    pending_data: bytes
+    decisions: list[GraphDecision]
+    removals: list[Removal]
+    lines: list[GraphLine]
+    changes: list[str]
+    flags: list[str]
+
+    def conflict(self) -> str | None:
+        if (_read(self.store.path) or b"") == self.graph_data:
+            return None
+        return f"{self.store.path} changed while the dream read it: left for later"
+
+    def trash(self, run_id: str) -> list[TrashFile]:
+        rejected = b"".join(
+            _record(run_id, d.reason, line=_text(d.held.raw))
+            for d in self.decisions
+            if d.verdict == "reject"
+        )
+        removed = b"".join(
+            _record(run_id, r.reason, entity=r.entity, observation=r.observation)
+            if r.observation is not None
+            else _record(run_id, r.reason, entity=r.entity, line=_text(r.line or b""))
+            for r in self.removals
+        )
+        store = self.store
+        return [
+            TrashFile(store.pending_name, rejected),
+            TrashFile(sidecar_name(store.graph_name, "removed"), removed),
+        ]
+
+    def commit(self, executor: Executor) -> str | None:
+        store = self.store
+        ledger = _read(store.ledger_path) or b""
+        known = {key for raw in split_lines(ledger) for key in parse_pending(raw).keys}
+        fresh = [d.held.raw for d in ledger_additions(self.decisions, known)]
+        append_to(executor, store.ledger_path, b"", join_lines(fresh))
+        new_graph = join_lines([line.raw for line in self.lines])
+        if new_graph != self.graph_data:
+            if (_read(store.path) or b"") != self.graph_data:
+                return f"{store.path} changed during the dream: left for later"
+            executor.write(store.path, new_graph)
+        if self.pending_data:
+            executor.write(store.pending_path, b"")
+        return None
+
+
+def _plan(
+    store: GraphStore, views: Mapping[str, RepoView], fallback: RepoView | None, now: datetime
+) -> _GraphPlan:
+    """Read the graph and its pending lines (under the lock) and decide."""
+    graph_data = _read(store.path) or b""
+    pending_data = _read(store.pending_path) or b""
+    pending = [parse_pending(raw) for raw in split_lines(pending_data)]
+    decisions, gated = gate_pending(
+        pending, parse_graph(graph_data), now=now, views=views, where=store.path
+    )
+    lines, removals, flags = tidy(gated, views=views, now=now, where=store.path, fallback=fallback)
+    changes = [_report_line(d, store.pending_name) for d in decisions]
+    changes += [removal.text(store.graph_name) for removal in removals]
+    return _GraphPlan(store, graph_data, pending_data, decisions, removals, lines, changes, flags)
+
+
+def _projects(store: GraphStore) -> list[str | None]:
+    """The projects of the pending items and of dreamd's entities (read before the lock)."""
+    before = [parse_pending(raw) for raw in split_lines(_read(store.pending_path) or b"")]
+    owned = [x for x in parse_graph(_read(store.path) or b"") if x.owned]
+    return [p.item.project for p in before if p.item] + [
+        p.project for x in owned for p in x.provenance
+    ]
+
+
 def dream_graph(
     store: GraphStore,
     *,
@@ -328,68 +401,14 @@ def dream_graph(
     repo: Path | None = None,
 ) -> StoreRun:
     """Gate the pending lines and tidy the graph; returns the report lines."""
-    if not store.path.exists() and not store.pending_path.exists():
-        return StoreRun()
-    link = linked((store.path, store.pending_path, store.ledger_path))
-    if link is not None:
-        return StoreRun(flags=[f"{link} is a symbolic link: left as it is (point the store at it)"])
-    before = [parse_pending(raw) for raw in split_lines(_read(store.pending_path) or b"")]
-    owned = [x for x in parse_graph(_read(store.path) or b"") if x.owned]
-    projects = [p.item.project for p in before if p.item] + [
-        p.project for x in owned for p in x.provenance
-    ]
-    views = scan_views([*projects, repo])
-    fallback = views.get(str(repo)) if repo is not None else None
-    with store.locked():
-        graph_data = _read(store.path) or b""
-        pending_data = _read(store.pending_path) or b""
-        pending = [parse_pending(raw) for raw in split_lines(pending_data)]
-        decisions, gated = gate_pending(
-            pending, parse_graph(graph_data), now=now, views=views, where=store.path
-        )
-        lines, removals, flags = tidy(
-            gated, views=views, now=now, where=store.path, fallback=fallback
-        )
-        changes = [d.line(store.pending_name) for d in decisions]
-        changes += [removal.text(store.graph_name) for removal in removals]
-        if dry_run:
-            return StoreRun([f"would {line}" for line in changes], flags)
-        if not decisions and not removals:
-            return StoreRun(flags=flags)
-        if (_read(store.path) or b"") != graph_data:
-            return StoreRun(flags=[f"{store.path} changed while the dream read it: left for later"])
-        run_id = run_dir.name
-        executor = executor_for(store.folder, run_dir, "graph", now)
-        rejected = b"".join(
-            _record(run_id, d.reason, line=d.pending.raw.decode("utf-8", "replace"))
-            for d in decisions
-            if d.verdict == "reject"
-        )
-        removed = b"".join(
-            _record(run_id, r.reason, entity=r.entity, observation=r.observation)
-            if r.observation is not None
-            else _record(
-                run_id, r.reason, entity=r.entity, line=(r.line or b"").decode("utf-8", "replace")
-            )
-            for r in removals
-        )
-        if rejected or removed:
-            trash = executor.trash_dir()
-            append_to(executor, trash / store.pending_name, b"", rejected)
-            append_to(executor, trash / sidecar_name(store.graph_name, "removed"), b"", removed)
-        ledger = _read(store.ledger_path) or b""
-        known = {key for raw in split_lines(ledger) for key in parse_pending(raw).keys}
-        fresh = [
-            d.pending.raw
-            for d in decisions
-            if d.verdict != "reject" and not set(d.pending.keys) & known
-        ]
-        append_to(executor, store.ledger_path, b"", join_lines(fresh))
-        new_graph = join_lines([line.raw for line in lines])
-        if new_graph != graph_data:
-            if (_read(store.path) or b"") != graph_data:
-                return StoreRun(flags=[f"{store.path} changed during the dream: left for later"])
-            executor.write(store.path, new_graph)
-        if pending_data:
-            executor.write(store.pending_path, b"")
-    return StoreRun(changes, flags)
+    files = StoreFiles("graph", store.folder, store.path, store.pending_path, store.ledger_path)
+    return run_gate(
+        files,
+        locked=store.locked,
+        projects=lambda: _projects(store),
+        plan=lambda views, fallback: _plan(store, views, fallback, now),
+        repo=repo,
+        run_dir=run_dir,
+        now=now,
+        dry_run=dry_run,
+    )

@@ -25,11 +25,11 @@ gains the other's keys and tags; the other moves to
 is missing from the repository are flagged, not removed: an entry has no
 memory type, and the prune guards keep untyped memories (seed 000 STEP 2d).
 
-``dream_memory_md`` is the I/O edge: under the store's lock, through the
-journaling ``Executor`` (``dreamd undo`` restores every file), ``MEMORY.md``
-copied to ``.MEMORY.md.prev`` before it changes. A crash between its writes
-is finished by the next run: a record whose key is already in ``MEMORY.md``
-is simply moved out of the holding file.
+``dream_memory_md`` is the I/O edge, run by ``storegate.run_gate``: under the
+store's lock, through the journaling ``Executor`` (``dreamd undo`` restores
+every file), ``MEMORY.md`` copied to ``.MEMORY.md.prev`` before it changes.
+A crash between its writes is finished by the next run: a record whose key
+is already in ``MEMORY.md`` is simply moved out of the holding file.
 """
 
 from __future__ import annotations
@@ -38,21 +38,24 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
 
 from dreamd.collect.secrets import contains_secret
 from dreamd.dream.checks import health_line
+from dreamd.dream.execute import Executor
 from dreamd.dream.refs import RepoView, check_refs
 from dreamd.dream.staleness import classify
 from dreamd.dream.storegate import (
+    COLLAPSE_OVERLAP,
+    Decision,
+    StoreFiles,
     StoreRun,
-    append_to,
+    TrashFile,
     as_memory,
-    executor_for,
     is_near_duplicate,
     item_rejection,
-    linked,
-    scan_views,
+    ledger_additions,
+    missing_refs,
+    run_gate,
 )
 from dreamd.stores._codec import dumps_ascii
 from dreamd.stores._sectioned import (
@@ -92,30 +95,19 @@ __all__ = [
 
 #: Seed 003 phase 4: an entry is 1 to 3 lines.
 MAX_ENTRY_LINES = 3
-#: Entries already in ``MEMORY.md`` collapse only when this share of the smaller one's words
-#: is shared (the gardener's dedup candidates start at 0.90; new items use seed 000's 0.6).
-COLLAPSE_OVERLAP = 0.9
-
-Verdict = Literal["accept", "merge", "reject"]
 
 
-@dataclass(frozen=True, slots=True)
-class MdDecision:
-    """What the gate decided for one held record, and why."""
+class MdDecision(Decision[Record]):
+    """What the gate decided for one held record (``target``: the section it joined)."""
 
-    record: Record
-    verdict: Verdict
-    reason: str
-    section: str | None = None
+    __slots__ = ()
 
-    def line(self, holding: str) -> str:
-        """The decision as one report line."""
-        where = f"{holding}:{self.record.op_key or f'line {self.record.last + 1}'}"
-        if self.verdict == "accept":
-            return f"accepted {where} into ## {self.section}: {self.reason}"
-        if self.verdict == "merge":
-            return f"merged {where} into ## {self.section}: {self.reason}"
-        return f"rejected {where}: {self.reason}"
+
+def _report_line(decision: MdDecision, holding: str) -> str:
+    """The decision on a record of the ``holding`` file as one report line."""
+    record = decision.held
+    where = f"{holding}:{record.op_key or f'line {record.last + 1}'}"
+    return decision.line(where, f"into ## {decision.target}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,8 +190,7 @@ def gate_records(
             decisions.append(MdDecision(record, "accept", "already in MEMORY.md", done.section))
             continue
         item = record.item
-        view = views.get(item.project) if item is not None and item.project else None
-        reason = entry_problem(record) or item_rejection(item, now=now, view=view, where=where)
+        reason = entry_problem(record) or item_rejection(item, now=now, views=views, where=where)
         if reason is not None:
             decisions.append(MdDecision(record, "reject", reason))
             continue
@@ -268,7 +259,7 @@ def stale_entries(text: str, view: RepoView | None, where: Path) -> list[tuple[E
         )
         check = check_refs(memory, view)
         if classify(check) == "FULLY_STALE":
-            flagged.append((entry, ", ".join((*check.missing, *check.symbols_missing))))
+            flagged.append((entry, missing_refs(check)))
     return flagged
 
 
@@ -287,6 +278,90 @@ def _read(path: Path) -> str | None:
     return decode(path.read_bytes()) if path.exists() else None
 
 
+@dataclass(frozen=True, slots=True)
+class _MdPlan:
+    """The gate's and the dream's decisions on one ``MEMORY.md``, and the texts they read."""
+
+    store: MemoryMdStore
+    holding: str
+    old_index: str | None
+    records: list[Record]
+    decisions: list[MdDecision]
+    collapses: list[Collapse]
+    new_index: str
+    changes: list[str]
+    flags: list[str]
+
+    def conflict(self) -> str | None:
+        """None: ``MEMORY.md`` is not compared again before it is written (a graph file is)."""
+        return None
+
+    def trash(self, run_id: str) -> list[TrashFile]:
+        rejected = "".join(
+            _trash_block(run_id, d.reason, d.held.text)
+            for d in self.decisions
+            if d.verdict == "reject"
+        )
+        removed = "".join(_trash_block(run_id, c.reason, c.removed.text) for c in self.collapses)
+        store = self.store
+        return [
+            TrashFile(store.holding_name, encode(rejected), _REJECTED_HEADER),
+            TrashFile(sidecar_name(store.index_name, "removed"), encode(removed), _REMOVED_HEADER),
+        ]
+
+    def commit(self, executor: Executor) -> str | None:
+        store = self.store
+        ledger = _read(store.ledger_path) or ""
+        known = {key for record in parse_records(ledger) for key in record.keys}
+        for decision in ledger_additions(self.decisions, known):
+            section = decision.target or DEFAULT_SECTION
+            ledger = insert_block(ledger or LEDGER_HEADER, section, decision.held.text)
+        if ledger:
+            executor.write(store.ledger_path, encode(ledger))
+        if self.new_index != (self.old_index or ""):
+            if self.old_index is not None:
+                executor.write(store.folder / f".{store.index_name}.prev", encode(self.old_index))
+            executor.write(store.path, encode(self.new_index))
+        remaining = self.holding
+        for record in sorted(self.records, key=lambda r: r.first, reverse=True):
+            remaining = replace_lines(remaining, record.first, record.last, "")
+        executor.write(store.holding_path, encode(remaining))
+        return None
+
+
+def _plan(
+    store: MemoryMdStore, views: Mapping[str, RepoView], view: RepoView | None, now: datetime
+) -> _MdPlan:
+    """Read ``MEMORY.md`` and its holding file (under the lock) and decide."""
+    holding = _read(store.holding_path) or ""
+    old_index = _read(store.path)
+    records = parse_records(holding)
+    decisions, gated = gate_records(
+        records, old_index or "", now=now, views=views, where=store.path
+    )
+    collapses = duplicate_entries(gated)
+    new_index = collapse(gated, collapses)
+    flags = [
+        f"{store.index_name} line {e.first + 1}: every reference is missing ({missing}); "
+        "check the entry"
+        for e, missing in stale_entries(new_index, view, store.path)
+    ]
+    changes = [_report_line(d, store.holding_name) for d in decisions]
+    changes += [
+        f"collapsed {store.index_name} line {c.removed.first + 1}: {c.reason}" for c in collapses
+    ]
+    if new_index.strip():
+        flags.append(f"{store.index_name}: {health_line(new_index)}")
+    return _MdPlan(
+        store, holding, old_index, records, decisions, collapses, new_index, changes, flags
+    )
+
+
+def _projects(store: MemoryMdStore) -> list[str | None]:
+    """The projects of the held items (read before the lock)."""
+    return [r.item.project for r in parse_records(_read(store.holding_path) or "") if r.item]
+
+
 def dream_memory_md(
     store: MemoryMdStore,
     *,
@@ -296,67 +371,14 @@ def dream_memory_md(
     repo: Path | None = None,
 ) -> StoreRun:
     """Gate the held records and tidy ``MEMORY.md``; returns the report lines."""
-    if not store.path.exists() and not store.holding_path.exists():
-        return StoreRun()
-    link = linked((store.path, store.holding_path, store.ledger_path))
-    if link is not None:
-        return StoreRun(flags=[f"{link} is a symbolic link: left as it is (point the store at it)"])
-    held = parse_records(_read(store.holding_path) or "")
-    views = scan_views([*(r.item.project for r in held if r.item), repo])
-    with store.locked():
-        holding = _read(store.holding_path) or ""
-        old_index = _read(store.path)
-        records = parse_records(holding)
-        decisions, gated = gate_records(
-            records, old_index or "", now=now, views=views, where=store.path
-        )
-        collapses = duplicate_entries(gated)
-        new_index = collapse(gated, collapses)
-        view = views.get(str(repo)) if repo is not None else None
-        flags = [
-            f"{store.index_name} line {e.first + 1}: every reference is missing ({missing}); "
-            "check the entry"
-            for e, missing in stale_entries(new_index, view, store.path)
-        ]
-        changes = [d.line(store.holding_name) for d in decisions]
-        changes += [
-            f"collapsed {store.index_name} line {c.removed.first + 1}: {c.reason}"
-            for c in collapses
-        ]
-        if new_index.strip():
-            flags.append(f"{store.index_name}: {health_line(new_index)}")
-        if dry_run:
-            return StoreRun([f"would {line}" for line in changes], flags)
-        if not decisions and not collapses:
-            return StoreRun(flags=flags)
-        executor = executor_for(store.folder, run_dir, "memory-md", now)
-        run_id = run_dir.name
-        rejected = "".join(
-            _trash_block(run_id, d.reason, d.record.text)
-            for d in decisions
-            if d.verdict == "reject"
-        )
-        removed = "".join(_trash_block(run_id, c.reason, c.removed.text) for c in collapses)
-        if rejected or removed:
-            trash = executor.trash_dir()
-            append_to(executor, trash / store.holding_name, _REJECTED_HEADER, encode(rejected))
-            removed_name = sidecar_name(store.index_name, "removed")
-            append_to(executor, trash / removed_name, _REMOVED_HEADER, encode(removed))
-        ledger = _read(store.ledger_path) or ""
-        known = {key for record in parse_records(ledger) for key in record.keys}
-        for decision in decisions:
-            record = decision.record
-            if decision.verdict != "reject" and not set(record.keys) & known:
-                section = decision.section or DEFAULT_SECTION
-                ledger = insert_block(ledger or LEDGER_HEADER, section, record.text)
-        if ledger:
-            executor.write(store.ledger_path, encode(ledger))
-        if new_index != (old_index or ""):
-            if old_index is not None:
-                executor.write(store.folder / f".{store.index_name}.prev", encode(old_index))
-            executor.write(store.path, encode(new_index))
-        remaining = holding
-        for record in sorted(records, key=lambda r: r.first, reverse=True):
-            remaining = replace_lines(remaining, record.first, record.last, "")
-        executor.write(store.holding_path, encode(remaining))
-    return StoreRun(changes, flags)
+    files = StoreFiles("memory-md", store.folder, store.path, store.holding_path, store.ledger_path)
+    return run_gate(
+        files,
+        locked=store.locked,
+        projects=lambda: _projects(store),
+        plan=lambda views, view: _plan(store, views, view, now),
+        repo=repo,
+        run_dir=run_dir,
+        now=now,
+        dry_run=dry_run,
+    )

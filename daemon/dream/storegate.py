@@ -1,4 +1,4 @@
-"""What the validate gates of the two text stores share: item checks, views, trash and ledger.
+"""What the validate gates of the two text stores share: item checks, the run's flow, trash.
 
 The sectioned ``MEMORY.md`` gate (``mdgate``) and the knowledge-graph gate
 (``graph``) judge collected items by the rules the folder and SQL gates use
@@ -7,25 +7,35 @@ valid item, a credential-shaped value, no quote of its own session, a
 collection day in the future, or references that are all gone at birth.
 Near-duplicates are decided by each gate against its own store.
 
-``item_rejection``, ``as_memory`` and ``is_near_duplicate`` are pure; the rest
-are I/O edges that go through the journaling ``Executor`` (so ``dreamd undo``
-puts every byte back) and never delete: a gated record leaves the holding
-file only after it was copied into the ledger (accepted, merged) or the trash
-(rejected).
+``run_gate`` is the flow both gates follow; each gate hands it only its
+format's decisions (a ``StorePlan``)::
+
+    nothing to gate, or a symbolic link   -> nothing read, nothing written
+    read (under the store's lock), decide -> a dry run reports and stops
+    a file changed since it was read      -> flagged, nothing written
+    trash records, then ledger, main file and holding file (the plan's ``commit``)
+
+``item_rejection``, ``as_memory``, ``is_near_duplicate`` and ``ledger_additions``
+are pure; the rest are I/O edges that go through the journaling ``Executor``
+(so ``dreamd undo`` puts every byte back) and never delete: a gated record
+leaves the holding file only after it was copied into the ledger (accepted,
+merged) or the trash (rejected).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
+from typing import Generic, Literal, Protocol, TypeVar
 
 from dreamd.collect.secrets import contains_secret
 from dreamd.dream.execute import CrashPoint, Executor
-from dreamd.dream.model import MEMORY_TYPES, MemoryFile, MemoryType
+from dreamd.dream.model import MEMORY_TYPES, MemoryFile, MemoryType, RefCheck
 from dreamd.dream.refs import RepoView, check_refs
 from dreamd.dream.similarity import is_duplicate_overlap, significant_words
 from dreamd.dream.sqlgate import rejection
@@ -33,16 +43,26 @@ from dreamd.dream.staleness import classify
 from dreamd.stores import MemoryItem
 
 __all__ = [
+    "COLLAPSE_OVERLAP",
     "FUTURE_TOLERANCE",
     "MIN_SHARED_WORDS",
+    "Decision",
+    "Held",
+    "StoreFiles",
+    "StorePlan",
     "StoreRun",
+    "TrashFile",
+    "Verdict",
     "append_to",
     "as_memory",
     "executor_for",
     "is_near_duplicate",
     "item_rejection",
+    "ledger_additions",
     "linked",
+    "missing_refs",
     "normalised",
+    "run_gate",
     "scan_views",
 ]
 
@@ -51,6 +71,13 @@ FUTURE_TOLERANCE = timedelta(days=1)
 #: Two texts sharing fewer significant words than this are never near-duplicates (one
 #: shared word out of two is half, but says nothing).
 MIN_SHARED_WORDS = 3
+#: What a store already holds collapses only when this share of the smaller text's words is
+#: shared (the gardener's dedup candidates start at 0.90; new items use seed 000's 0.6).
+COLLAPSE_OVERLAP = 0.9
+
+#: A gate's decision on one held record.
+Verdict = Literal["accept", "merge", "reject"]
+_VERBS: dict[Verdict, str] = {"accept": "accepted", "merge": "merged", "reject": "rejected"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +90,41 @@ class StoreRun:
     @property
     def lines(self) -> list[str]:
         return [*self.changes, *self.flags]
+
+
+class Held(Protocol):
+    """A record of a holding file (a ``MEMORY.md`` record, a pending graph line)."""
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The record's operation keys (its own and those it updates)."""
+        ...
+
+
+_H = TypeVar("_H", bound=Held)
+
+
+@dataclass(frozen=True, slots=True)
+class Decision(Generic[_H]):
+    """What a gate decided for one held record, and why (``target``: the entity or section)."""
+
+    held: _H
+    verdict: Verdict
+    reason: str
+    target: str | None = None
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return self.held.keys
+
+    def line(self, where: str, went: str) -> str:
+        """The decision as one report line: ``where`` names the record, ``went`` where it went.
+
+        A rejected record went nowhere: its line does not say ``went``.
+        """
+        if self.verdict == "reject":
+            return f"{_VERBS[self.verdict]} {where}: {self.reason}"
+        return f"{_VERBS[self.verdict]} {where} {went}: {self.reason}"
 
 
 def normalised(text: str) -> str:
@@ -93,6 +155,16 @@ def is_near_duplicate(a: str, b: str, *, threshold: float | None = None) -> floa
     return ratio if met else None
 
 
+def ledger_additions(decisions: Iterable[Decision[_H]], known: Iterable[str]) -> list[Decision[_H]]:
+    """The decisions whose records the ledger gains: accepted or merged, and not yet in it.
+
+    ``known``: the keys the ledger already lists (a run cut off after
+    writing it leaves them there; the rerun adds nothing twice).
+    """
+    seen = set(known)
+    return [d for d in decisions if d.verdict != "reject" and not set(d.keys) & seen]
+
+
 def as_memory(
     path: Path,
     name: str,
@@ -120,10 +192,18 @@ def as_memory(
     )
 
 
+def missing_refs(check: RefCheck) -> str:
+    """The missing files and symbols of a reference check, for a reason or a flag."""
+    return ", ".join((*check.missing, *check.symbols_missing))
+
+
 def item_rejection(
-    item: MemoryItem | None, *, now: datetime, view: RepoView | None, where: Path
+    item: MemoryItem | None, *, now: datetime, views: Mapping[str, RepoView], where: Path
 ) -> str | None:
-    """Why a collected item must not enter its store, or None (``where``: the store's file)."""
+    """Why a collected item must not enter its store, or None (``where``: the store's file).
+
+    Its references are checked against the view of its project, when ``views`` has one.
+    """
     if item is None:
         return "malformed: the record holds no valid item"
     reason = rejection(item)
@@ -137,9 +217,9 @@ def item_rejection(
     memory = as_memory(
         where, item.name, item.body, kind=item.type, mtime=collected, description=item.description
     )
-    check = check_refs(memory, view)
+    check = check_refs(memory, views.get(item.project) if item.project else None)
     if classify(check) == "FULLY_STALE":
-        missing = ", ".join((*check.missing, *check.symbols_missing))
+        missing = missing_refs(check)
         return f"stale at birth: every reference is missing from the repository ({missing})"
     return None
 
@@ -172,3 +252,102 @@ def append_to(executor: Executor, path: Path, header: bytes, addition: bytes) ->
     if old and not old.endswith(b"\n"):
         old += b"\n"
     executor.write(path, old + addition)
+
+
+# --- the run's flow ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class StoreFiles:
+    """The files of one text store the gate reads and writes, and its journal's ``label``."""
+
+    label: str
+    folder: Path
+    main: Path
+    holding: Path
+    ledger: Path
+
+
+@dataclass(frozen=True, slots=True)
+class TrashFile:
+    """Records appended to one file of the day's trash folder (created with ``header``)."""
+
+    name: str
+    records: bytes
+    header: bytes = b""
+
+
+class StorePlan(Protocol):
+    """One store's gate and dream decided under its lock: the format's part of ``run_gate``."""
+
+    @property
+    def changes(self) -> list[str]:
+        """One report line per decision and per removal (none: nothing to write)."""
+        ...
+
+    @property
+    def flags(self) -> list[str]: ...
+
+    def conflict(self) -> str | None:
+        """Why nothing may be written after all (a file changed since it was read), or None."""
+        ...
+
+    def trash(self, run_id: str) -> Sequence[TrashFile]:
+        """The records of what leaves the store (rejected, removed), in the order written."""
+        ...
+
+    def commit(self, executor: Executor) -> str | None:
+        """Write ledger, main file and holding file; a flag when it stopped part way, or None."""
+        ...
+
+
+def _refusal(files: StoreFiles) -> StoreRun | None:
+    """The run's whole answer when it must not read the store: nothing there, or a link."""
+    if not files.main.exists() and not files.holding.exists():
+        return StoreRun()
+    link = linked((files.main, files.holding, files.ledger))
+    if link is not None:
+        return StoreRun(flags=[f"{link} is a symbolic link: left as it is (point the store at it)"])
+    return None
+
+
+def run_gate(
+    files: StoreFiles,
+    *,
+    locked: Callable[[], AbstractContextManager[object]],
+    projects: Callable[[], Iterable[str | None]],
+    plan: Callable[[Mapping[str, RepoView], RepoView | None], StorePlan],
+    repo: Path | None,
+    run_dir: Path,
+    now: datetime,
+    dry_run: bool,
+) -> StoreRun:
+    """One text store's gate and dream, in the order the module's docstring draws.
+
+    ``projects`` (called before the lock) names the held items' project
+    folders, scanned once each with ``repo``; ``plan`` reads the store under
+    ``locked`` and decides, given those views and ``repo``'s.
+    """
+    refused = _refusal(files)
+    if refused is not None:
+        return refused
+    views = scan_views([*projects(), repo])
+    with locked():
+        decided = plan(views, views.get(str(repo)) if repo is not None else None)
+        if dry_run:
+            return StoreRun([f"would {line}" for line in decided.changes], decided.flags)
+        if not decided.changes:
+            return StoreRun(flags=decided.flags)
+        conflict = decided.conflict()
+        if conflict is not None:
+            return StoreRun(flags=[conflict])
+        executor = executor_for(files.folder, run_dir, files.label, now)
+        trash = decided.trash(run_dir.name)
+        if any(file.records for file in trash):
+            folder = executor.trash_dir()
+            for file in trash:
+                append_to(executor, folder / file.name, file.header, file.records)
+        stopped = decided.commit(executor)
+        if stopped is not None:
+            return StoreRun(flags=[stopped])
+    return StoreRun(decided.changes, decided.flags)

@@ -65,7 +65,7 @@ def owned(value: MemoryItem, *observations: str, keys: tuple[str, ...] = ("k0",)
 
 def gate(lines: list[Pending], graph: bytes, **views: RepoView) -> tuple[list[str], bytes]:
     decisions, new = gate_pending(lines, parse_graph(graph), now=NOW, views=views, where=WHERE)
-    return [f"{d.verdict}:{d.entity}:{d.reason}" for d in decisions], b"".join(
+    return [f"{d.verdict}:{d.target}:{d.reason}" for d in decisions], b"".join(
         line.raw + b"\n" for line in new
     )
 

@@ -13,14 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from dreamd.collect.llm.backend import (
-    BackendRefused,
-    BackendUnavailable,
-    Reply,
-    Request,
-    failure_for_status,
-    server_text,
-)
+from dreamd.collect.llm.backend import Reply, Request, sdk_failure, sdk_required
 
 if TYPE_CHECKING:
     import anthropic
@@ -42,12 +35,8 @@ class AnthropicBackend:
         timeout: float,
         max_retries: int,
     ) -> None:
-        try:
+        with sdk_required(self.name):
             import anthropic
-        except ImportError:
-            raise BackendRefused(
-                "the anthropic extractor needs the anthropic SDK: pip install 'dreamd[anthropic]'"
-            ) from None
         self._sdk = anthropic
         self._model = model
         self._client: anthropic.Anthropic = anthropic.Anthropic(
@@ -68,14 +57,8 @@ class AnthropicBackend:
                 messages=[{"role": "user", "content": request.user}],
                 output_config={"format": {"type": "json_schema", "schema": dict(request.schema)}},
             )
-        except sdk.APITimeoutError:
-            raise BackendUnavailable("anthropic: the request timed out") from None
-        except sdk.APIConnectionError as error:
-            raise BackendUnavailable(f"anthropic: {server_text(error)}") from None
-        except sdk.APIStatusError as error:
-            raise failure_for_status(self.name, error.status_code, error.message) from None
-        except sdk.AnthropicError as error:  # a reply the SDK itself could not read
-            raise BackendUnavailable(f"anthropic: {server_text(error)}") from None
+        except sdk.AnthropicError as error:
+            raise sdk_failure(self.name, sdk, error) from None
         return _reply(message)
 
     def close(self) -> None:

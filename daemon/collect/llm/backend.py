@@ -13,6 +13,11 @@ Failures are sorted where they occur, into the collector's terms::
     BackendRefused (DreamdError)          wrong key, model or URL (401, 403, 404), a
                                           missing SDK or program: the user must act
 
+The ``openai`` and ``anthropic`` SDKs raise the same tree of exceptions
+(``APITimeoutError`` < ``APIConnectionError`` < ``APIError``, ``APIStatusError``
+< ``APIError``, all under the SDK's base error): ``sdk_failure`` sorts either
+one's, and ``sdk_required`` refuses a backend whose SDK is not installed.
+
 Invariant: no failure message carries the prompt, the answer or the API key;
 a server's error text is passed through the secret filter and cut short.
 """
@@ -20,8 +25,10 @@ a server's error text is passed through the secret filter and cut short.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, Protocol
 
 from dreamd.collect.secrets import redact
@@ -36,6 +43,8 @@ __all__ = [
     "Request",
     "RequestRejected",
     "failure_for_status",
+    "sdk_failure",
+    "sdk_required",
     "server_text",
 ]
 
@@ -119,3 +128,30 @@ def failure_for_status(backend: str, status: int, text: object) -> Exception:
     if status == 429 or status >= 500 or status in (408, 409):
         return BackendUnavailable(f"{detail}; the run stops and resumes next time")
     return RequestRejected(f"{detail}; the window stays pending")
+
+
+def sdk_failure(backend: str, sdk: ModuleType, error: Exception) -> Exception:
+    """The failure an exception of ``sdk`` (``openai`` or ``anthropic``) stands for.
+
+    A timeout, a lost connection or a reply the SDK could not read stops the
+    run; an HTTP status is sorted by ``failure_for_status``.
+    """
+    if isinstance(error, sdk.APITimeoutError):
+        return BackendUnavailable(f"{backend}: the request timed out")
+    if isinstance(error, sdk.APIStatusError):
+        return failure_for_status(backend, error.status_code, error.message)
+    return BackendUnavailable(f"{backend}: {server_text(error)}")
+
+
+@contextmanager
+def sdk_required(backend: str) -> Iterator[None]:
+    """Import a backend's SDK inside: a missing one is ``BackendRefused`` saying what to install.
+
+    The SDK is named after its backend and installed with dreamd's extra of that name.
+    """
+    try:
+        yield
+    except ImportError:
+        raise BackendRefused(
+            f"the {backend} extractor needs the {backend} SDK: pip install 'dreamd[{backend}]'"
+        ) from None

@@ -21,14 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from dreamd.collect.llm.backend import (
-    BackendRefused,
-    BackendUnavailable,
-    Reply,
-    Request,
-    failure_for_status,
-    server_text,
-)
+from dreamd.collect.llm.backend import Reply, Request, sdk_failure, sdk_required
 
 if TYPE_CHECKING:
     import openai
@@ -51,12 +44,8 @@ class OpenAIBackend:
         max_retries: int,
         temperature: float | None = None,
     ) -> None:
-        try:
+        with sdk_required(self.name):
             import openai
-        except ImportError:
-            raise BackendRefused(
-                "the openai extractor needs the openai SDK: pip install 'dreamd[openai]'"
-            ) from None
         self._sdk = openai
         self._model = model
         self._temperature = temperature
@@ -92,14 +81,8 @@ class OpenAIBackend:
                 max_completion_tokens=request.max_output_tokens,
                 **extra,
             )
-        except sdk.APITimeoutError:
-            raise BackendUnavailable("openai: the request timed out") from None
-        except sdk.APIConnectionError as error:
-            raise BackendUnavailable(f"openai: {server_text(error)}") from None
-        except sdk.APIStatusError as error:
-            raise failure_for_status(self.name, error.status_code, error.message) from None
-        except sdk.OpenAIError as error:  # a reply the SDK itself could not read
-            raise BackendUnavailable(f"openai: {server_text(error)}") from None
+        except sdk.OpenAIError as error:
+            raise sdk_failure(self.name, sdk, error) from None
         return _reply(response)
 
     def close(self) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from dreamd.collect.llm import LlmExtractor
@@ -11,17 +9,11 @@ from dreamd.collect.llm.anthropic_backend import AnthropicBackend
 from dreamd.collect.llm.backend import BackendRefused
 from dreamd.collect.signals import StopCollecting, WindowPending
 from dreamd.prompts import schema
-from tests.collect.llm.answers import remembering, window
+from tests.collect.llm.answers import window
 from tests.collect.llm.fakeserver import Answer, FakeLLM, Stall, Status
 
 KEY = "fake-anthropic-key-for-loopback"
 RULE = "Always squash commits before merging to main."
-
-
-@pytest.fixture
-def server() -> Iterator[FakeLLM]:
-    with FakeLLM(remembering) as fake:
-        yield fake
 
 
 def extractor(server: FakeLLM, *, timeout: float = 5.0) -> LlmExtractor:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
@@ -18,12 +17,6 @@ from tests.collect.llm.fakeserver import Answer, FakeLLM, Hangup, Stall, Status
 
 KEY = "fake-key-for-the-loopback-server"
 RULE = "From now on, always run the linter before committing."
-
-
-@pytest.fixture
-def server() -> Iterator[FakeLLM]:
-    with FakeLLM(remembering) as fake:
-        yield fake
 
 
 def extractor(server: FakeLLM, *, retries: int = 0, timeout: float = 5.0) -> LlmExtractor:

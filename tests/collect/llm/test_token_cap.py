@@ -8,12 +8,10 @@ missing key is a configuration error before anything runs.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from dreamd.collect.cursor import Window
 from dreamd.collect.extract import Window as ExtractWindow
@@ -21,7 +19,6 @@ from dreamd.collect.extraction import ExtractionRun, cap_reached
 from dreamd.collect.report import report_text
 from dreamd.collect.signals import WindowPending
 from dreamd.stores import MemoryItem
-from tests.collect.llm.answers import remembering
 from tests.collect.llm.fakeserver import Answer, FakeLLM, Received, messages_in
 from tests.collect.test_collect_cli import SID, inbox, session, sql_keys
 from tests.collect.test_cursor import conversation
@@ -35,12 +32,6 @@ PROMPTS = [
     else f"Next step {i}, please."
     for i in range(40)
 ]  # fmt: skip
-
-
-@pytest.fixture
-def server() -> Iterator[FakeLLM]:
-    with FakeLLM(remembering) as fake:
-        yield fake
 
 
 def write_config(folder: Path, server: FakeLLM, *, cap: int, key_env: str = KEY_ENV) -> Path:
