@@ -230,12 +230,7 @@ def write_new(folder: int, name: str, data: bytes) -> bool:
     was written and ``WriteUncertain`` when the file may exist.
     """
     check_name(name)
-    temp = check_name(f".{name}.{secrets.token_hex(6)}{TEMP_SUFFIX}")
-    try:
-        _write_durably(folder, temp, data)
-    except OSError as error:
-        _discard(folder, temp)
-        raise StoreError(f"cannot write {name!r} in the store: {_reason(error)}") from error
+    temp = _write_temp(folder, name, data)
     try:
         published = _publish(folder, temp, name)
     except OSError as error:
@@ -266,12 +261,7 @@ def replace_file(folder: int, name: str, data: bytes) -> None:
         raise StoreError(f"cannot replace {name!r} in the store: {_reason(error)}") from error
     if not stat.S_ISREG(status.st_mode):
         raise StoreError(f"refusing to replace {name!r}: not a regular file")
-    temp = check_name(f".{name}.{secrets.token_hex(6)}{TEMP_SUFFIX}")
-    try:
-        _write_durably(folder, temp, data)
-    except OSError as error:
-        _discard(folder, temp)
-        raise StoreError(f"cannot write {name!r} in the store: {_reason(error)}") from error
+    temp = _write_temp(folder, name, data)
     try:
         os.rename(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
     except OSError as error:
@@ -281,6 +271,18 @@ def replace_file(folder: int, name: str, data: bytes) -> None:
         os.fsync(folder)
     except OSError as error:
         raise WriteUncertain(f"{name!r} was replaced but not synced: {_reason(error)}") from error
+
+
+def _write_temp(folder: int, name: str, data: bytes) -> str:
+    """A new fsynced temp file of ``name`` holding ``data``, by its name; ``StoreError``
+    (no temp file left) when it cannot be written."""
+    temp = check_name(f".{name}.{secrets.token_hex(6)}{TEMP_SUFFIX}")
+    try:
+        _write_durably(folder, temp, data)
+    except OSError as error:
+        _discard(folder, temp)
+        raise StoreError(f"cannot write {name!r} in the store: {_reason(error)}") from error
+    return temp
 
 
 def _write_durably(folder: int, name: str, data: bytes) -> None:
@@ -331,14 +333,15 @@ def _discard(folder: int, name: str) -> None:
         os.unlink(name, dir_fd=folder)
 
 
-def sweep_temps(folder: int, *, now: float, older_than: float) -> int:
+def sweep_temps(folder: int, *, now: float, older_than: float, prefix: str = "") -> int:
     """Remove temp files last modified more than ``older_than`` seconds before ``now``.
 
-    Younger ones may belong to a write in progress in another process.
+    Younger ones may belong to a write in progress in another process. With
+    ``prefix`` (``.<name>.``), only the temp files of that one file.
     """
     removed = 0
     for name in list_names(folder):
-        if not is_temp_name(name):
+        if not (name.startswith(prefix) and is_temp_name(name)):
             continue
         try:
             status = os.stat(name, dir_fd=folder, follow_symlinks=False)

@@ -7,10 +7,13 @@ line, an entity): as one JSON object per record. The encoding is exact:
 can sit on one line inside an HTML comment (``<!-- … -->``) whatever the
 item's text holds: line breaks, NUL, ``-->``, bidirectional controls.
 
+A held record of either store keeps ``record_to_json``: its operation key,
+the keys of the updates applied to it, and the item.
+
 Invariants:
 
-- ``item_from_json`` never raises on foreign input: anything that is not
-  exactly an encoded item is None;
+- ``item_from_json`` and ``record_from_json`` never raise on foreign input:
+  anything that is not exactly an encoded item (record) is None;
 - ``key_hash`` names an operation key in a receipt location without putting
   the key (free text) into it.
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
 
@@ -30,10 +34,13 @@ __all__ = [
     "check_unicode",
     "dumps_ascii",
     "item_from_json",
+    "item_texts",
     "item_to_json",
     "key_hash",
     "loads",
     "op_keys_from_json",
+    "record_from_json",
+    "record_to_json",
 ]
 
 _FIELDS = (
@@ -102,6 +109,28 @@ def op_keys_from_json(value: object) -> tuple[str, ...] | None:
     return tuple(value)
 
 
+def record_to_json(op_key: str, item: MemoryItem, updates: Sequence[str]) -> dict[str, Any]:
+    """What a held record keeps: ``{"op": key, "updates": [keys…], "item": {…}}``.
+
+    ``StoreError`` for an empty key or text UTF-8 cannot encode (``check_unicode``).
+    """
+    if not op_key or not all(updates):
+        raise StoreError("an operation key cannot be empty")
+    check_unicode(item)
+    return {"op": op_key, "updates": list(updates), "item": item_to_json(item)}
+
+
+def record_from_json(value: Mapping[str, object]) -> tuple[str, tuple[str, ...], MemoryItem] | None:
+    """The key, update keys and item ``record_to_json`` wrote into ``value``; None when
+    any of them is not valid."""
+    op_key, updates = value.get("op"), value.get("updates")
+    item = item_from_json(value.get("item"))
+    keys = op_keys_from_json(updates) if updates else ()
+    if not isinstance(op_key, str) or not op_key or item is None or keys is None:
+        return None
+    return op_key, keys, item
+
+
 def dumps_ascii(value: object) -> str:
     """Compact JSON in ASCII, ``<``/``>`` escaped: safe on one line and inside ``<!-- -->``."""
     text = json.dumps(value, ensure_ascii=True, separators=(",", ":"))
@@ -121,12 +150,18 @@ def key_hash(op_key: str) -> str:
     return hashlib.sha256(op_key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-def check_unicode(item: MemoryItem) -> None:
-    """``StoreError`` when a field holds text UTF-8 cannot encode (a lone surrogate)."""
+def item_texts(item: MemoryItem) -> list[str]:
+    """Every free text of ``item``: its fields, the project (``""`` when none), each quote's
+    message id and text."""
     texts = [item.category, item.name, item.description, item.body, item.source]
     texts += [item.project or ""]
     texts += [part for quote in item.quotes for part in (quote.message_id, quote.text)]
-    for text in texts:
+    return texts
+
+
+def check_unicode(item: MemoryItem) -> None:
+    """``StoreError`` when a field holds text UTF-8 cannot encode (a lone surrogate)."""
+    for text in item_texts(item):
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as error:

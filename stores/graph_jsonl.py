@@ -27,15 +27,16 @@ Rules (SPEC "Stores", issue 6 item 3):
   ``flock`` on ``.<pending>.lock`` (the gate takes it too, ``locked``); the
   file is replaced atomically. The MCP server takes no lock: the gate checks
   the graph file did not change between its read and its write.
+
+The lock, the receipts, find/write/update and the sweep are
+``stores._heldfile.HeldFileStore``'s, shared with the ``MEMORY.md`` store;
+this module is the format: graph lines, provenance and pending lines.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -43,29 +44,9 @@ from typing import Any, Literal
 
 from dreamd.errors import StoreError
 
-from ._atomic import (
-    check_name,
-    digest,
-    exclusive_lock,
-    is_temp_name,
-    list_names,
-    open_folder,
-    read_file,
-    replace_file,
-    write_new,
-)
-from ._codec import (
-    check_unicode,
-    dumps_ascii,
-    item_from_json,
-    item_to_json,
-    key_hash,
-    loads,
-    op_keys_from_json,
-)
-from ._item import MemoryItem, Receipt
-from ._protocol import Capabilities, HeldItem
-from .memory import ITEM_FIELDS
+from ._codec import dumps_ascii, loads, op_keys_from_json, record_from_json, record_to_json
+from ._heldfile import HeldFileStore, Shown, holding_name, ledger_name, sidecar_name
+from ._item import MemoryItem
 
 __all__ = [
     "PROVENANCE_PREFIX",
@@ -74,6 +55,7 @@ __all__ = [
     "Pending",
     "Provenance",
     "join_lines",
+    "ledger_name",
     "parse_graph",
     "parse_pending",
     "pending_name",
@@ -87,28 +69,15 @@ __all__ = [
 
 #: A graph, pending or ledger file larger than this is not read (nor replaced).
 MAX_FILE_BYTES = 256 * 1024 * 1024
-#: Temp files older than this belong to a writer that died.
-STALE_TEMP_SECONDS = 3600.0
 #: How a provenance observation starts; JSON follows.
 PROVENANCE_PREFIX = "[dreamd] "
 
 LineKind = Literal["entity", "relation", "other"]
 
 
-def sidecar_name(name: str, infix: str) -> str:
-    """A file named after ``name``: ``memory.jsonl`` and ``inbox`` → ``memory.inbox.jsonl``."""
-    stem, dot, suffix = name.rpartition(".")
-    return check_name(f"{stem}.{infix}.{suffix}" if dot and stem else f"{name}.{infix}")
-
-
 def pending_name(graph_name: str) -> str:
     """The pending file beside ``graph_name``: ``memory.jsonl`` → ``memory.inbox.jsonl``."""
-    return sidecar_name(graph_name, "inbox")
-
-
-def ledger_name(graph_name: str) -> str:
-    """The ledger beside ``graph_name``: ``memory.jsonl`` → ``memory.sources.jsonl``."""
-    return sidecar_name(graph_name, "sources")
+    return holding_name(graph_name)
 
 
 # --- the graph file ---------------------------------------------------------------------------
@@ -259,22 +228,14 @@ def parse_pending(raw: bytes) -> Pending:
     value = loads(raw.decode("utf-8", "replace"))
     if not isinstance(value, dict) or set(value) != {"dreamd", "op", "updates", "item"}:
         return Pending("", (), None, raw)
-    op_key, updates, item = value["op"], value["updates"], item_from_json(value["item"])
-    keys = op_keys_from_json(updates) if updates else ()
-    if value["dreamd"] != "pending" or not isinstance(op_key, str) or not op_key:
-        return Pending("", (), None, raw)
-    if item is None or keys is None:
-        return Pending("", (), None, raw)
-    return Pending(op_key, keys, item, raw)
+    held = record_from_json(value) if value["dreamd"] == "pending" else None
+    return Pending("", (), None, raw) if held is None else Pending(*held, raw)
 
 
 def render_pending(op_key: str, item: MemoryItem, *, updates: Sequence[str] = ()) -> bytes:
     """The pending line for ``item``; ``StoreError`` when it cannot be written faithfully."""
-    if not op_key or not all(updates):
-        raise StoreError("an operation key cannot be empty")
-    check_unicode(item)
-    value = {"dreamd": "pending", "op": op_key, "updates": list(updates)}
-    raw = dumps_ascii({**value, "item": item_to_json(item)}).encode("ascii")
+    value = {"dreamd": "pending", **record_to_json(op_key, item, updates)}
+    raw = dumps_ascii(value).encode("ascii")
     parsed = parse_pending(raw)
     if (parsed.op_key, parsed.updates, parsed.item) != (op_key, tuple(updates), item):
         raise StoreError(f"item {item.name!r} cannot be held faithfully")
@@ -284,182 +245,42 @@ def render_pending(op_key: str, item: MemoryItem, *, updates: Sequence[str] = ()
 # --- the store --------------------------------------------------------------------------------
 
 
-class GraphStore:
-    """Adapter for one knowledge-graph JSONL file."""
+class GraphStore(HeldFileStore[Pending]):
+    """Adapter for one knowledge-graph JSONL file (its pending file: the holding file)."""
 
-    def __init__(self, path: Path, *, clock: Callable[[], float] = time.time) -> None:
-        self.path = path.absolute()
-        self.folder = self.path.parent
-        self.graph_name = check_name(self.path.name)
-        self.pending_name = pending_name(self.graph_name)
-        self.ledger_name = ledger_name(self.graph_name)
-        self.lock_name = check_name(f".{self.pending_name}.lock")
-        self._clock = clock
+    KIND = "graph"
+    MAX_FILE_BYTES = MAX_FILE_BYTES
+    SHOWN_MARK = PROVENANCE_PREFIX.encode()
 
     @property
-    def name(self) -> str:
-        """``graph:<absolute path of the graph file>``."""
-        return f"graph:{self.path}"
+    def graph_name(self) -> str:
+        """The graph file's name (the shown file)."""
+        return self.index_name
 
     @property
-    def capabilities(self) -> Capabilities:
-        """Every item field (pending lines keep them all); rejected lines go to a trash."""
-        return Capabilities(fields=ITEM_FIELDS, trash=True, index=False, shared=False)
+    def pending_name(self) -> str:
+        """The pending file's name (the holding file)."""
+        return self.holding_name
 
     @property
     def pending_path(self) -> Path:
-        return self.folder / self.pending_name
+        return self.holding_path
 
-    @property
-    def ledger_path(self) -> Path:
-        return self.folder / self.ledger_name
+    def _render(self, op_key: str, item: MemoryItem, updates: Sequence[str]) -> bytes:
+        return render_pending(op_key, item, updates=updates)
 
-    @contextmanager
-    def locked(self) -> Iterator[None]:
-        """Hold the store's lock (the gate edits the pending file under it)."""
-        with open_folder(self.folder, create=False) as root, exclusive_lock(root, self.lock_name):
-            yield
-
-    def find(self, op_key: str) -> Receipt | None:
-        """The receipt of the pending line or owned entity holding ``op_key``."""
-        if not self.folder.is_dir():
-            return None
-        with open_folder(self.folder, create=False) as root:
-            return self._find(root, op_key)
-
-    def write(self, op_key: str, item: MemoryItem) -> Receipt:
-        """Hold ``item`` as a new pending line, unless ``op_key`` is already held."""
-        line = render_pending(op_key, item)
-        with (
-            open_folder(self.folder, create=True) as root,
-            exclusive_lock(root, self.lock_name),
-        ):
-            existing = self._find(root, op_key)
-            if existing is not None:
-                return existing
-            self._sweep(root)
-            current = read_file(root, self.pending_name, max_bytes=MAX_FILE_BYTES)
-            if current is None:
-                if not write_new(root, self.pending_name, line + b"\n"):
-                    raise StoreError(
-                        f"{self.pending_path} exists but cannot be read "
-                        f"(larger than {MAX_FILE_BYTES} bytes, a link, or not a file)"
-                    )
-            else:
-                replace_file(root, self.pending_name, join_lines([*split_lines(current), line]))
-            return self._receipt(self.pending_name, op_key, op_key, line)
-
-    def verify(self, receipt: Receipt, op_key: str) -> bool:
-        """Whether the store still holds, byte for byte, what ``receipt`` was issued for."""
-        if receipt.store != self.name or receipt.op_key != op_key:
-            return False
-        return self.find(op_key) == receipt
-
-    def read(self, receipt: Receipt) -> MemoryItem | None:
-        """The item behind ``receipt`` as held now (accepted ones: from the ledger)."""
-        if not self.folder.is_dir() or self.find(receipt.op_key) != receipt:
-            return None
-        pending = receipt.location.startswith(f"{self.pending_name}#")
-        with open_folder(self.folder, create=False) as root:
-            for line in self._pending(root, self.pending_name if pending else self.ledger_name):
-                if receipt.op_key in line.keys:
-                    return line.item
-        return None
-
-    def items_from(self, source: str) -> list[HeldItem]:
-        """Items tagged ``source``: pending lines, then accepted ones still in the graph."""
-        if not self.folder.is_dir():
-            return []
-        held: list[HeldItem] = []
-        with open_folder(self.folder, create=False) as root:
-            for line in self._pending(root, self.pending_name):
-                if line.item is not None and line.item.source == source:
-                    receipt = self._receipt(self.pending_name, line.op_key, line.op_key, line.raw)
-                    held.append(HeldItem(receipt, line.item, pending=True))
-            graph = self._graph(root)
-            for line in self._pending(root, self.ledger_name):
-                if line.item is None or line.item.source != source:
-                    continue
-                entity = _entity_with(graph, line.op_key)
-                if entity is not None:
-                    receipt = self._entity_receipt(line.op_key, entity)
-                    held.append(HeldItem(receipt, line.item, pending=False))
-        return held
-
-    def update(self, op_key: str, target: Receipt, item: MemoryItem) -> Receipt | None:
-        """Rewrite the pending line ``target`` names as ``item``, recording ``op_key`` on it.
-
-        None, writing nothing, when the item was accepted, is gone or changed.
-        """
-        if target.store != self.name or not target.location.startswith(f"{self.pending_name}#"):
-            return self.find(op_key)
-        with (
-            open_folder(self.folder, create=False) as root,
-            exclusive_lock(root, self.lock_name),
-        ):
-            existing = self._find(root, op_key)
-            if existing is not None:
-                return existing
-            data = read_file(root, self.pending_name, max_bytes=MAX_FILE_BYTES) or b""
-            lines = split_lines(data)
-            index = next(
-                (i for i, raw in enumerate(lines) if target.op_key in parse_pending(raw).keys),
-                None,
-            )
-            if index is None or digest(lines[index]) != target.digest:
-                return None
-            held = parse_pending(lines[index])
-            if held.item is None or target.location != self._location(self.pending_name, held):
-                return None
-            current = held.item
-            if (item.source, item.type, item.name) != (current.source, current.type, current.name):
-                raise StoreError(f"an update cannot change what item {current.name!r} is")
-            lines[index] = render_pending(held.op_key, item, updates=(*held.updates, op_key))
-            self._sweep(root)
-            replace_file(root, self.pending_name, join_lines(lines))
-            return self._receipt(self.pending_name, op_key, held.op_key, lines[index])
-
-    def _location(self, file: str, held: Pending) -> str:
-        return f"{file}#{key_hash(held.op_key)}"
-
-    def _find(self, root: int, op_key: str) -> Receipt | None:
-        for line in self._pending(root, self.pending_name):
-            if op_key in line.keys:
-                return self._receipt(self.pending_name, op_key, line.op_key, line.raw)
-        data = read_file(root, self.graph_name, max_bytes=MAX_FILE_BYTES) or b""
-        if PROVENANCE_PREFIX.encode() not in data:
-            return None
-        entity = _entity_with(parse_graph(data), op_key)
-        return None if entity is None else self._entity_receipt(op_key, entity)
-
-    def _pending(self, root: int, name: str) -> list[Pending]:
-        data = read_file(root, name, max_bytes=MAX_FILE_BYTES) or b""
+    def _parse(self, data: bytes) -> list[Pending]:
+        """One ``Pending`` per line, in order (``_replace`` counts on it)."""
         return [parse_pending(raw) for raw in split_lines(data)]
 
-    def _graph(self, root: int) -> list[GraphLine]:
-        return parse_graph(read_file(root, self.graph_name, max_bytes=MAX_FILE_BYTES) or b"")
+    def _insert(self, current: bytes | None, item: MemoryItem, record: bytes) -> bytes:
+        return join_lines([*split_lines(current or b""), record])
 
-    def _receipt(self, file: str, op_key: str, first_key: str, raw: bytes) -> Receipt:
-        return Receipt(self.name, op_key, f"{file}#{key_hash(first_key)}", digest(raw))
+    def _replace(self, data: bytes, records: Sequence[Pending], index: int, new: bytes) -> bytes:
+        lines = split_lines(data)
+        lines[index] = new
+        return join_lines(lines)
 
-    def _entity_receipt(self, op_key: str, entity: GraphLine) -> Receipt:
-        return self._receipt(self.graph_name, op_key, entity.op_keys[0], entity.raw)
-
-    def _sweep(self, root: int) -> None:
-        """Remove temp files of the pending file that a killed writer left (never others')."""
-        prefix = f".{self.pending_name}."
-        now = self._clock()
-        for name in list_names(root):
-            if not (name.startswith(prefix) and is_temp_name(name)):
-                continue
-            try:
-                status = os.stat(name, dir_fd=root, follow_symlinks=False)
-                if now - status.st_mtime > STALE_TEMP_SECONDS:
-                    os.unlink(name, dir_fd=root)
-            except OSError:
-                continue
-
-
-def _entity_with(graph: Sequence[GraphLine], op_key: str) -> GraphLine | None:
-    """The first owned entity whose provenance lists ``op_key``."""
-    return next((line for line in graph if line.owned and op_key in line.op_keys), None)
+    def _shown(self, data: bytes) -> list[Shown]:
+        """The owned entities of the graph, with the keys their provenance lists."""
+        return [Shown(line.op_keys, line.raw) for line in parse_graph(data) if line.owned]

@@ -22,6 +22,7 @@ import json
 from dreamd.errors import StoreError
 
 from ._atomic import digest
+from ._codec import item_to_json
 from ._item import MemoryItem, Receipt
 from ._protocol import Capabilities, HeldItem
 
@@ -37,19 +38,7 @@ def item_digest(op_key: str, item: MemoryItem) -> str:
     Canonical: sorted keys, dates in ISO form, quotes as ``[message_id, text]``
     pairs in order, so equal items under one key always give one digest.
     """
-    fields = {
-        "op_key": op_key,
-        "type": item.type,
-        "category": item.category,
-        "name": item.name,
-        "description": item.description,
-        "body": item.body,
-        "confidence": item.confidence,
-        "source": item.source,
-        "collected": item.collected.isoformat(),
-        "project": item.project,
-        "quotes": [[quote.message_id, quote.text] for quote in item.quotes],
-    }
+    fields = {"op_key": op_key, **item_to_json(item)}
     encoded = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return digest(encoded.encode("utf-8"))
 

@@ -18,15 +18,11 @@ Rules (seed 002 phase 4, SPEC "Stores", issue 4 item 4):
 - Errors: driver errors become ``StoreError``; an error while committing an
   insert becomes ``WriteUncertain`` (the row may exist: reconcile with
   ``find``). Both chain the driver's error.
-- Schema, created on first use inside one transaction: on PostgreSQL the
-  transaction first takes an advisory lock (``pg_advisory_xact_lock``), on
-  SQLite it is ``BEGIN IMMEDIATE``; so daemons starting together create the
-  tables once and the others find them. ``dreamd_schema`` holds one row per
-  versioned table (``memory_item`` → ``SCHEMA_VERSION``). A changed table is
-  a new ``SCHEMA_VERSION`` plus one function in ``MIGRATIONS`` taking the
-  version before it one step up; ``schema_steps`` decides which run (a
-  ``memory_item`` older than the version table counts as version 1). A store
-  newer than this dreamd is refused, never written.
+- Tables and schema (``stores/_sqlschema.py``): created on first use inside
+  one transaction serialised across processes (PostgreSQL advisory lock,
+  SQLite ``BEGIN IMMEDIATE``), so daemons starting together create them
+  once; versioned in ``dreamd_schema`` with one ``MIGRATIONS`` step per
+  version. A store newer than this dreamd is refused, never written.
 - PostgreSQL (``stores/_postgres.py``): ``postgres://`` and ``postgresql://``
   use psycopg 3; connections are pre-pinged and time out. ``dream_lease``
   lets one host at a time dream over a shared store; the others skip it.
@@ -47,35 +43,17 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import (
-    JSON,
-    Column,
-    Connection,
-    Date,
-    DateTime,
-    Double,
-    Engine,
-    ForeignKey,
-    Index,
-    Integer,
-    MetaData,
-    Row,
-    String,
-    Table,
-    Text,
-    create_engine,
-    inspect,
-    select,
-)
+from sqlalchemy import Connection, Engine, Row, create_engine, select
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
 
 from dreamd.errors import StoreError, WriteUncertain
 from dreamd.sqlite import tune_for_writers
 
-from ._item import MemoryItem, Quote, Receipt
+from ._codec import item_texts
+from ._item import MemoryItem, Receipt
 from ._postgres import (
     DREAM_LOCK,
     driver_url,
@@ -84,11 +62,25 @@ from ._postgres import (
     is_postgres,
     release_lease,
     store_lock_key,
-    take_schema_lock,
     try_lease,
 )
 from ._protocol import Capabilities, HeldItem
-from .memory import ITEM_FIELDS, item_digest
+from ._sqlschema import (
+    MAX_OP_KEY,
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    STATUS_NEW,
+    item_or_none,
+    memory_item,
+    memory_item_op,
+    metadata,
+    prepare_schema,
+    row_digest,
+    row_values,
+    schema_steps,
+    schema_version,
+)
+from .memory import ITEM_FIELDS
 
 __all__ = [
     "MIGRATIONS",
@@ -103,64 +95,7 @@ __all__ = [
     "schema_version",
 ]
 
-#: Status of a planted row until the validate gate accepts or rejects it.
-STATUS_NEW = "new"
-#: Longest operation key (a unique index on longer text is not portable).
-MAX_OP_KEY = 255
-
-metadata = MetaData(
-    naming_convention={
-        "ix": "ix_%(column_0_label)s",
-        "uq": "uq_%(table_name)s_%(column_0_name)s",
-        "pk": "pk_%(table_name)s",
-    }
-)
-
-memory_item = Table(
-    "memory_item",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("op_key", String(MAX_OP_KEY), nullable=False, unique=True),
-    Column("host", Text),
-    Column("type", String(16), nullable=False),
-    Column("category", Text, nullable=False),
-    Column("name", Text, nullable=False),
-    Column("description", Text, nullable=False),
-    Column("body", Text, nullable=False),
-    Column("confidence", Double, nullable=False),
-    Column("source", Text, nullable=False),
-    Column("collected", Date, nullable=False),
-    Column("project", Text),
-    Column("quotes", JSON, nullable=False),
-    Column("status", String(16), nullable=False, default=STATUS_NEW),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Index(None, "status"),
-)
-
-#: Keys of the updates applied to a row (``SqlStore.update``); each key names its row.
-memory_item_op = Table(
-    "memory_item_op",
-    metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("op_key", String(MAX_OP_KEY), nullable=False, unique=True),
-    Column("item_id", Integer, ForeignKey("memory_item.id"), nullable=False),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-)
-
-#: The version of the store's tables this code reads and writes.
-SCHEMA_VERSION = 1
-
-#: One row per versioned table: its name and the version its columns are at.
-schema_version = Table(
-    "dreamd_schema",
-    metadata,
-    Column("component", String(64), primary_key=True),
-    Column("version", Integer, nullable=False),
-)
-
-#: ``MIGRATIONS[v]`` takes ``memory_item`` from version ``v`` to ``v + 1``, inside the
-#: locked schema transaction. Empty until the table first changes.
-MIGRATIONS: dict[int, Callable[[Connection], None]] = {}
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,7 +189,7 @@ class SqlStore:
         """Insert ``item`` as a ``new`` row under ``op_key``, unless the key is already held."""
         _check_key(op_key)
         _check_text(item)
-        values = _row_values(op_key, item, host=self.host, now=self._clock())
+        values = row_values(op_key, item, host=self.host, now=self._clock())
         try:
             return self._insert_once(op_key, values)
         except IntegrityError as error:
@@ -272,7 +207,7 @@ class SqlStore:
         with self._transaction() as connection:
             row = connection.execute(select(memory_item).where(memory_item.c.id == row_id)).first()
             holds = row is not None and _holds(connection, row, op_key)
-        return row is not None and holds and _row_digest(row) == receipt.digest
+        return row is not None and holds and row_digest(row) == receipt.digest
 
     def read(self, receipt: Receipt) -> MemoryItem | None:
         """The item in the receipt's row as it is now; None when gone or no longer an item."""
@@ -282,7 +217,7 @@ class SqlStore:
         with self._transaction() as connection:
             row = connection.execute(select(memory_item).where(memory_item.c.id == row_id)).first()
             holds = row is not None and _holds(connection, row, receipt.op_key)
-        return _item_or_none(row) if row is not None and holds else None
+        return item_or_none(row) if row is not None and holds else None
 
     def items_from(self, source: str) -> list[HeldItem]:
         """Rows tagged ``source`` holding a valid item, oldest first; pending while ``new``."""
@@ -290,7 +225,7 @@ class SqlStore:
             rows = connection.execute(
                 select(memory_item).where(memory_item.c.source == source).order_by(memory_item.c.id)
             ).all()
-        held = [(row, _item_or_none(row)) for row in rows]
+        held = [(row, item_or_none(row)) for row in rows]
         return [
             HeldItem(self._receipt(row), item, row.status == STATUS_NEW)
             for row, item in held
@@ -317,42 +252,38 @@ class SqlStore:
         self, op_key: str, row_id: int, target: Receipt, item: MemoryItem
     ) -> Receipt | None:
         """Look up, rewrite if still as read, read back; only a rewrite's commit is uncertain."""
-        connection = self._connect()
-        with connection:
-            try:
-                transaction = connection.begin()
-                row = _row_holding(connection, op_key)
-                changed = row is None
-                if row is None:
-                    row = _rewrite(connection, row_id, target, item, op_key, now=self._clock())
-                receipt = None if row is None else self._receipt(row, op_key)
-            except IntegrityError:
-                raise
-            except SQLAlchemyError as error:
-                raise StoreError(f"cannot write to the store {self.name}: {error}") from error
-            try:
-                transaction.commit()
-            except SQLAlchemyError as error:
-                with suppress(SQLAlchemyError):
-                    connection.invalidate()
-                if not changed or receipt is None:
-                    raise StoreError(f"cannot read the store {self.name}: {error}") from error
-                raise WriteUncertain(f"committing to {self.name} broke off: {error}") from error
-        return receipt
+
+        def step(connection: Connection) -> tuple[Receipt | None, bool]:
+            row = _row_holding(connection, op_key)
+            if row is not None:
+                return self._receipt(row, op_key), False
+            row = _rewrite(connection, row_id, target, item, op_key, now=self._clock())
+            return (None, False) if row is None else (self._receipt(row, op_key), True)
+
+        return self._once(step)
 
     def _insert_once(self, op_key: str, values: dict[str, Any]) -> Receipt:
         """Look up, insert if absent, read back; only the commit of an insert is uncertain."""
+
+        def step(connection: Connection) -> tuple[Receipt, bool]:
+            row = _row_holding(connection, op_key)
+            inserted = row is None
+            if row is None:
+                connection.execute(memory_item.insert().values(values))
+                row = _row_by_key(connection, op_key)
+            assert row is not None  # read back inside the inserting transaction
+            return self._receipt(row, op_key), inserted
+
+        return self._once(step)
+
+    def _once(self, step: Callable[[Connection], tuple[T, bool]]) -> T:
+        """Run ``step`` in one transaction and commit it; ``step`` returns its result and
+        whether it wrote. A failed commit is ``WriteUncertain`` only after a write."""
         connection = self._connect()
         with connection:
             try:
                 transaction = connection.begin()
-                row = _row_holding(connection, op_key)
-                inserted = row is None
-                if row is None:
-                    connection.execute(memory_item.insert().values(values))
-                    row = _row_by_key(connection, op_key)
-                assert row is not None  # read back inside the inserting transaction
-                receipt = self._receipt(row, op_key)
+                result, wrote = step(connection)
             except IntegrityError:
                 raise
             except SQLAlchemyError as error:
@@ -364,10 +295,10 @@ class SqlStore:
                 # failed COMMIT): never hand this connection out again.
                 with suppress(SQLAlchemyError):
                     connection.invalidate()
-                if not inserted:
+                if not wrote:
                     raise StoreError(f"cannot read the store {self.name}: {error}") from error
                 raise WriteUncertain(f"committing to {self.name} broke off: {error}") from error
-        return receipt
+        return result
 
     def items_with_status(self, status: str) -> list[tuple[str, MemoryItem | None]]:
         """``(op_key, item)`` of every row with ``status`` (None: the row holds no valid item)."""
@@ -375,7 +306,7 @@ class SqlStore:
             rows = connection.execute(
                 select(memory_item).where(memory_item.c.status == status).order_by(memory_item.c.id)
             ).all()
-        return [(row.op_key, _item_or_none(row)) for row in rows]
+        return [(row.op_key, item_or_none(row)) for row in rows]
 
     def status_of(self, op_key: str) -> str | None:
         """The status of the row written under ``op_key`` (None when there is none)."""
@@ -415,7 +346,7 @@ class SqlStore:
     def _receipt(self, row: Row[Any], op_key: str | None = None) -> Receipt:
         """The receipt for ``op_key`` (the row's own key by default) and the row as it is."""
         key = row.op_key if op_key is None else op_key
-        return Receipt(self.name, key, f"memory_item/{row.id}", _row_digest(row))
+        return Receipt(self.name, key, f"memory_item/{row.id}", row_digest(row))
 
 
 def _check_key(op_key: str) -> None:
@@ -425,10 +356,7 @@ def _check_key(op_key: str) -> None:
 
 def _check_text(item: MemoryItem) -> None:
     """Refuse text no portable SQL column holds: NUL (PostgreSQL) and lone surrogates."""
-    texts = [item.category, item.name, item.description, item.body, item.source]
-    texts += [item.project or ""]
-    texts += [part for quote in item.quotes for part in (quote.message_id, quote.text)]
-    for value in texts:
+    for value in item_texts(item):
         if "\x00" in value:
             raise StoreError(f"item {item.name!r} holds a NUL character, which SQL text cannot")
         try:
@@ -472,12 +400,12 @@ def _rewrite(
     row = connection.execute(query).first()
     if row is None or row.op_key != target.op_key or row.status != STATUS_NEW:
         return None
-    current = _item_or_none(row)
-    if current is None or _row_digest(row) != target.digest:
+    current = item_or_none(row)
+    if current is None or row_digest(row) != target.digest:
         return None
     if (item.source, item.type, item.name) != (current.source, current.type, current.name):
         raise StoreError(f"an update cannot change what item {current.name!r} is")
-    fields = _row_values(row.op_key, item, host=row.host, now=row.created_at)
+    fields = row_values(row.op_key, item, host=row.host, now=row.created_at)
     changes = {key: fields[key] for key in ITEM_FIELDS}
     connection.execute(
         memory_item.update()
@@ -495,70 +423,6 @@ def _row_id(location: str) -> int | None:
     if table != memory_item.name or not number.isdigit() or not number.isascii():
         return None
     return int(number)
-
-
-def _row_values(
-    op_key: str, item: MemoryItem, *, host: str | None, now: datetime
-) -> dict[str, Any]:
-    """The ``memory_item`` row for ``item``: every field, status ``new``."""
-    return {
-        "op_key": op_key,
-        "host": host,
-        "type": item.type,
-        "category": item.category,
-        "name": item.name,
-        "description": item.description,
-        "body": item.body,
-        "confidence": item.confidence,
-        "source": item.source,
-        "collected": item.collected,
-        "project": item.project,
-        "quotes": [{"message": quote.message_id, "text": quote.text} for quote in item.quotes],
-        "status": STATUS_NEW,
-        "created_at": now,
-    }
-
-
-def _item_or_none(row: Row[Any]) -> MemoryItem | None:
-    """The item a row holds; None when an edit left it no valid item."""
-    try:
-        return MemoryItem(
-            type=row.type,
-            category=row.category,
-            name=row.name,
-            description=row.description,
-            body=row.body,
-            confidence=row.confidence,
-            source=row.source,
-            collected=row.collected,
-            quotes=tuple(Quote(quote["message"], quote["text"]) for quote in row.quotes),
-            project=row.project,
-        )
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
-def _row_digest(row: Row[Any]) -> str:
-    """``item_digest`` of the row's item; a marker no receipt carries when it holds none."""
-    item = _item_or_none(row)
-    return "invalid" if item is None else item_digest(row.op_key, item)
-
-
-def schema_steps(found: int | None, *, table_existed: bool, current: int = SCHEMA_VERSION) -> range:
-    """The versions whose ``MIGRATIONS`` step must run, in order, to reach ``current``.
-
-    ``found`` is the recorded version (None: nothing recorded). Unrecorded, a
-    ``memory_item`` that was already there predates the version table
-    (version 1); one just created has the current columns. A store newer
-    than ``current`` is refused: this dreamd would write rows it cannot read.
-    """
-    start = found if found is not None else (1 if table_existed else current)
-    if start > current:
-        raise StoreError(
-            f"the store's tables are at version {start}, newer than this dreamd knows "
-            f"({current}): upgrade dreamd on this host"
-        )
-    return range(start, current)
 
 
 def _open_engine(url: URL) -> Engine:
@@ -586,7 +450,7 @@ def _open_engine(url: URL) -> Engine:
         raise StoreError(f"cannot reach the store {_shown(url)}: {_reason(error)}") from error
     try:
         with connection:
-            _prepare_schema(connection, postgres=is_postgres(url))
+            prepare_schema(connection, postgres=is_postgres(url))
     except SQLAlchemyError as error:
         engine.dispose()
         raise StoreError(f"cannot create the tables in {_shown(url)}: {_reason(error)}") from error
@@ -594,30 +458,6 @@ def _open_engine(url: URL) -> Engine:
         engine.dispose()
         raise
     return engine
-
-
-def _prepare_schema(connection: Connection, *, postgres: bool) -> None:
-    """Create missing tables, run due migrations and record the version, in one transaction.
-
-    The transaction is serialised across processes (PostgreSQL: advisory lock;
-    SQLite: ``BEGIN IMMEDIATE``), so each step sees what an earlier one did.
-    """
-    with connection.begin():
-        if postgres:
-            take_schema_lock(connection)
-        existed = inspect(connection).has_table(memory_item.name)
-        metadata.create_all(connection)
-        recorded = schema_version.c.component == memory_item.name
-        found = connection.execute(select(schema_version.c.version).where(recorded)).scalar()
-        for version in schema_steps(found, table_existed=existed, current=SCHEMA_VERSION):
-            MIGRATIONS[version](connection)
-        if found is None:
-            values = {"component": memory_item.name, "version": SCHEMA_VERSION}
-            connection.execute(schema_version.insert().values(values))
-        elif found != SCHEMA_VERSION:
-            connection.execute(
-                schema_version.update().where(recorded).values(version=SCHEMA_VERSION)
-            )
 
 
 def _sqlite_engine(url: URL) -> Engine:

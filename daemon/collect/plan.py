@@ -32,7 +32,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
@@ -40,7 +39,8 @@ import msgspec
 
 from dreamd.collect.extract import item_identity, merge_items
 from dreamd.errors import StoreError, WriteUncertain
-from dreamd.stores import HeldItem, MemoryItem, Quote, Receipt, Store
+from dreamd.stores import HeldItem, MemoryItem, Receipt, Store
+from dreamd.stores._codec import item_from_json, item_to_json
 
 __all__ = [
     "OpState",
@@ -166,34 +166,11 @@ def make_plan(
 # --------------------------------------------------------------- persistence
 
 
-def _item_json(item: MemoryItem) -> dict[str, Any]:
-    return {
-        "type": item.type,
-        "category": item.category,
-        "name": item.name,
-        "description": item.description,
-        "body": item.body,
-        "confidence": item.confidence,
-        "source": item.source,
-        "collected": item.collected.isoformat(),
-        "project": item.project,
-        "quotes": [[q.message_id, q.text] for q in item.quotes],
-    }
-
-
-def _item_from(raw: Mapping[str, Any]) -> MemoryItem:
-    return MemoryItem(
-        type=raw["type"],
-        category=raw["category"],
-        name=raw["name"],
-        description=raw["description"],
-        body=raw["body"],
-        confidence=float(raw["confidence"]),
-        source=raw["source"],
-        collected=date.fromisoformat(raw["collected"]),
-        project=raw.get("project"),
-        quotes=tuple(Quote(mid, text) for mid, text in raw.get("quotes", [])),
-    )
+def _item_from(raw: object) -> MemoryItem:
+    item = item_from_json(raw)
+    if item is None:
+        raise ValueError("a write plan holds an operation whose item is not a valid item")
+    return item
 
 
 def plan_bytes(plan: WritePlan) -> bytes:
@@ -208,7 +185,8 @@ def plan_bytes(plan: WritePlan) -> bytes:
 
 
 def _operation_json(op: Operation) -> dict[str, Any]:
-    document: dict[str, Any] = {"store": op.store, "op_key": op.op_key, "item": _item_json(op.item)}
+    item = item_to_json(op.item)
+    document: dict[str, Any] = {"store": op.store, "op_key": op.op_key, "item": item}
     if op.target is not None:
         target = op.target
         document["target"] = [target.store, target.op_key, target.location, target.digest]

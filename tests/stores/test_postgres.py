@@ -31,7 +31,7 @@ from dreamd.dream.gardener import DreamRequest
 from dreamd.dream.run import dream_job
 from dreamd.errors import StoreError
 from dreamd.statedb import open_state
-from dreamd.stores import sql
+from dreamd.stores import _sqlschema, sql
 from dreamd.stores._postgres import (
     CONNECT_TIMEOUT_S,
     DREAM_LOCK,
@@ -232,8 +232,8 @@ def test_a_store_from_before_versions_is_migrated_once(
     with engine.begin() as connection:
         connection.execute(schema_version.delete())  # as if the version table came later
     ran: list[str] = []
-    monkeypatch.setattr(sql, "SCHEMA_VERSION", 2)
-    monkeypatch.setattr(sql, "MIGRATIONS", {1: _add_note_column(ran)})
+    monkeypatch.setattr(_sqlschema, "SCHEMA_VERSION", 2)
+    monkeypatch.setattr(_sqlschema, "MIGRATIONS", {1: _add_note_column(ran)})
     for _ in range(2):
         store = SqlStore(any_url)
         assert store.verify(receipt, "op-1")
