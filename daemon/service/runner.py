@@ -178,7 +178,7 @@ class Service:
                 self._scheduled, self._jittered[job], args=(job,), id=job, name=job
             )
         self.scheduler.start()
-        # Start-up work runs on the job thread, in order: reconcile, then any catch-up.
+        # Start-up work runs on the job thread, in order: reconcile (then READY), catch-up.
         self._submit(self._reconcile, "reconcile", "start-up")
         now = datetime.now(UTC)
         for job in JOBS:
@@ -187,7 +187,6 @@ class Service:
             if is_missed(due, last[0].started_at if last else None, installed_since):
                 log.info("scheduler.catch_up", job=job, due=due.isoformat() if due else None)
                 self._submit(self._scheduled, f"{job}-catch-up", job)
-        self.notifier.ready(status="watching transcripts")
         log.info(
             "service.started",
             next_runs={job.id: _iso(job.next_run_time) for job in self.scheduler.get_jobs()},
@@ -331,6 +330,8 @@ class Service:
         finally:
             self.catalog.unchanged = unchanged
             release_memory()
+            if reason == "start-up":  # start-up work done: systemd may now count us as up
+                self.notifier.ready(status="watching transcripts")
 
 
 def release_memory() -> None:
