@@ -76,8 +76,9 @@ def status_document(
     service = holder(settings.data_dir, "service")
     pipeline = holder(settings.data_dir, PIPELINE)
     cursor = import_cursor(state.load_cursor(settings.machine)[1], settings.machine)
+    known = state.load_session_cache()
     selection = select(
-        state.load_session_cache().values(),
+        known.values(),
         selection_view(cursor),
         now=now,
         live_ids=live_ids_from_env(env),
@@ -96,6 +97,7 @@ def status_document(
         "machine": settings.machine,
         "service": {"running": service is not None, "pid": service.pid if service else None},
         "jobs": jobs,
+        "sessions_known": len(known),  # 0: nothing scanned yet, the backlog is unknown
         "backlog": dict(sorted(backlog.items())),
         "pending_plans": plans,
         "pending_proposals": proposals,
@@ -133,10 +135,13 @@ def status_text(document: Mapping[str, Any], now: datetime) -> str:
         lines.append(f"{job}: {done}; next {_when(info['next_run'], now)} [{info['schedule']}]")
     backlog = document["backlog"]
     total = sum(backlog.values())
-    lines.append(
-        f"backlog: {total} session(s)"
-        + (": " + ", ".join(f"{tool} {n}" for tool, n in backlog.items()) if total else "")
-    )
+    if not document["sessions_known"]:
+        lines.append("backlog: unknown, nothing scanned yet ('dreamd sources list' scans)")
+    else:
+        lines.append(
+            f"backlog: {total} session(s)"
+            + (": " + ", ".join(f"{tool} {n}" for tool, n in backlog.items()) if total else "")
+        )
     lines.append(f"pending plans: {len(document['pending_plans'])}")
     for plan in document["pending_plans"]:
         lines.append(f"  {plan['session']} (plan {plan['plan_id']})")

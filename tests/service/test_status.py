@@ -36,6 +36,8 @@ def test_status_of_a_machine_that_never_ran(isolated_home: Path) -> None:
     assert document["service"] == {"running": False, "pid": None}
     assert document["lock"] is None
     assert document["pending_plans"] == [] and document["pending_proposals"] == []
+    assert document["sessions_known"] == 0
+    assert "backlog: unknown, nothing scanned yet" in run_dreamd(isolated_home, "status").stdout
     assert "journalctl --user -u dreamd -f -o cat | jq" in str(document["logs"])
 
 
