@@ -135,6 +135,7 @@ class Service:
             timezone=self.timezone,
         )
         self._changed_at: float | None = None  # last settled change not yet collected
+        self._submitted = 0  # submissions so far: each gets its own job id
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -240,14 +241,21 @@ class Service:
             self._changed_at = None
             self._submit(self._run_collect, "collect-on-quiet", "quiet")
 
-    def _submit(self, function: Callable[..., None], job_id: str, *args: object) -> None:
-        """Run ``function`` on the job thread as soon as it is free."""
+    def _submit(self, function: Callable[..., None], name: str, *args: object) -> None:
+        """Run ``function`` on the job thread once it is free; once, if ``name`` is already waiting.
+
+        Every submission gets its own job id: APScheduler drops a job whose id is
+        still running (``max_instances``), so reusing the id of a reconcile that is
+        just finishing would lose the next one.
+        """
+        if any(job.name == name for job in self.scheduler.get_jobs()):
+            return  # the same work is already waiting for the job thread
+        self._submitted += 1
         self.scheduler.add_job(
             function,
             args=args,
-            id=job_id,
-            name=job_id,
-            replace_existing=True,
+            id=f"{name}-{self._submitted}",
+            name=name,
             next_run_time=datetime.now(self.timezone),
         )
 

@@ -72,3 +72,35 @@ def test_a_resume_wakes_the_scheduler_and_reconciles(isolated_home: Path) -> Non
         loop.join(timeout=10)
         service._stop()
     assert not loop.is_alive()
+
+
+def test_work_submitted_while_the_same_work_runs_is_not_lost(isolated_home: Path) -> None:
+    """A reconcile asked for while one is finishing runs after it (not dropped as a duplicate);
+    asked for twice while it waits, it runs once."""
+    write_config(isolated_home, '[collect]\nschedule = "0 0 1 1 *"\n[service]\nwatch = false\n')
+    settings = load_settings(home=isolated_home)
+    service = Service(
+        settings, open_state(settings.data_dir / "state.db"), env={}, home=isolated_home
+    )
+    running, release = threading.Event(), threading.Event()
+    ran: list[str] = []
+
+    def first(label: str) -> None:
+        running.set()
+        release.wait(10)
+        ran.append(label)
+
+    service.scheduler.start()
+    try:
+        service._submit(first, "reconcile", "first")
+        assert running.wait(10)
+        service._submit(ran.append, "reconcile", "second")  # the first still runs
+        service._submit(ran.append, "reconcile", "third")  # "reconcile" already waits
+        release.set()
+        deadline = time.monotonic() + 10
+        while len(ran) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.2)
+    finally:
+        service.scheduler.shutdown(wait=True)
+    assert ran == ["first", "second"]
