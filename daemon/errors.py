@@ -7,8 +7,9 @@
     ├── StateError              the state database cannot be opened or migrated
     ├── NotFound                a named thing (session, run) does not exist
     ├── SourceError             a transcript source exists but cannot be read
-    ├── StoreError              a memory store failed
-    │   └── WriteUncertain      a write may or may not have happened (reconcile first)
+    ├── StoreError              a memory store (or a file dreamd writes) failed
+    │   ├── WriteUncertain      a write may or may not have happened (reconcile first)
+    │   └── UnsafePath          a link or name dreamd will not follow (also a Refused)
     ├── NotAvailable            a command this version does not provide yet
     ├── Refused                 work declined on purpose (dirty tree, stale proposal)
     └── LockHeld                another dreamd process holds the lock
@@ -32,6 +33,7 @@ __all__ = [
     "SourceError",
     "StateError",
     "StoreError",
+    "UnsafePath",
     "WriteUncertain",
 ]
 
@@ -79,6 +81,11 @@ class NotAvailable(DreamdError):
 
 class Refused(DreamdError):
     """dreamd declined to act, on purpose, for the stated reason."""
+
+
+class UnsafePath(StoreError, Refused):
+    """A symbolic link, a hard-linked file or a name that would leave its folder: refused,
+    nothing done."""
 
 
 class LockHeld(DreamdError):

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 from urllib.parse import quote
 
+from dreamd.fs import open_regular
+
 from ._model import FileVersion
 
 __all__ = [
@@ -57,14 +59,7 @@ def read_bytes(path: Path, expected: FileVersion | None = None) -> tuple[bytes, 
     was being read (or differs from ``expected``'s inode), ``OSError`` when it
     cannot be read at all.
     """
-    # O_NONBLOCK: opening a FIFO that merely has a transcript's name must not hang.
-    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    with os.fdopen(descriptor, "rb") as handle:
-        before = os.fstat(handle.fileno())
-        if not stat.S_ISREG(before.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", str(path))
-        if before.st_size > MAX_FILE_BYTES:
-            raise OSError(errno.EFBIG, f"larger than {MAX_FILE_BYTES} bytes", str(path))
+    with open_regular(path, max_bytes=MAX_FILE_BYTES) as (handle, before):
         data = handle.read()
         after = os.fstat(handle.fileno())
     version = _version(before)

@@ -40,8 +40,7 @@ from pathlib import Path
 from typing import ClassVar, Generic, Protocol, TypeVar
 
 from dreamd.errors import StoreError
-
-from ._atomic import (
+from dreamd.fs import (
     check_name,
     digest,
     exclusive_lock,
@@ -51,6 +50,7 @@ from ._atomic import (
     sweep_temps,
     write_new,
 )
+
 from ._codec import key_hash
 from ._item import MemoryItem, Receipt
 from ._protocol import Capabilities, HeldItem

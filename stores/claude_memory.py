@@ -39,8 +39,7 @@ from typing import Any
 import yaml
 
 from dreamd.errors import StoreError
-
-from ._atomic import (
+from dreamd.fs import (
     digest,
     exclusive_lock,
     exists,
@@ -54,6 +53,7 @@ from ._atomic import (
     sweep_temps,
     write_new,
 )
+
 from ._item import MemoryItem, Quote, Receipt
 from ._protocol import Capabilities, HeldItem
 from .memory import ITEM_FIELDS

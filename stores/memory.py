@@ -20,8 +20,8 @@ import dataclasses
 import json
 
 from dreamd.errors import StoreError
+from dreamd.fs import digest
 
-from ._atomic import digest
 from ._codec import item_to_json
 from ._item import MemoryItem, Receipt
 from ._protocol import Capabilities, HeldItem

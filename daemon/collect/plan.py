@@ -39,6 +39,7 @@ import msgspec
 
 from dreamd.collect.extract import item_identity, merge_items
 from dreamd.errors import StoreError, WriteUncertain
+from dreamd.fs import atomic_write
 from dreamd.stores import HeldItem, MemoryItem, Receipt, Store
 from dreamd.stores._codec import item_from_json, item_to_json
 
@@ -205,8 +206,6 @@ def _operation_from(raw: Mapping[str, Any]) -> Operation:
 
 def save_plan(directory: Path, plan: WritePlan) -> Path:
     """Write the plan atomically and read it back; raises ``StoreError`` if it differs."""
-    from dreamd.dream.execute import atomic_write
-
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{plan.plan_id}.json"
     data = plan_bytes(plan)

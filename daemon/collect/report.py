@@ -11,6 +11,7 @@ import msgspec
 
 from dreamd.collect.collector import CollectResult
 from dreamd.errors import StateError
+from dreamd.fs import atomic_write
 from dreamd.readers import isoformat
 
 __all__ = ["report_json", "report_text", "store_report"]
@@ -143,8 +144,6 @@ def _tokens_line(document: dict[str, Any]) -> str:
 
 def store_report(directory: Path, document: dict[str, Any]) -> Path:
     """Write the report as a JSON file and read it back; raises if it does not match."""
-    from dreamd.dream.execute import atomic_write
-
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"collect-{document['run_id']}.json"
     data = msgspec.json.encode(document)

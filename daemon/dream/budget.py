@@ -52,6 +52,7 @@ from dreamd.dream.indexfile import (
     with_hook,
 )
 from dreamd.dream.model import MemoryFile
+from dreamd.fs import read_if_present
 
 __all__ = [
     "DEFAULT_BUDGET_BYTES",
@@ -680,10 +681,9 @@ def check_invariant(
 
 
 def _read_text(path: Path) -> str | None:
-    """A file's text, or None when there is no such file."""
-    if not path.is_file():
-        return None
-    return path.read_bytes().decode("utf-8", "surrogateescape")
+    """A file's text, or None when there is no such file (never read through a link)."""
+    data = read_if_present(path)
+    return None if data is None else data.decode("utf-8", "surrogateescape")
 
 
 def invariant_from_disk(folder: Path) -> InvariantReport:

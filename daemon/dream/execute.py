@@ -20,18 +20,20 @@ to resolve inside it.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import secrets
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 import msgspec
 
-from dreamd.errors import Refused
+from dreamd import fs
+from dreamd.errors import Refused, UnsafePath
+from dreamd.fs import CrashPoint, atomic_write, digest, sha256_of
 
 __all__ = [
     "CrashPoint",
@@ -45,68 +47,44 @@ __all__ = [
 
 JOURNAL = "journal.jsonl"
 BACKUPS = "backup"
+TRASH = ".trash"
+#: Largest file the executor reads back before replacing it (a memory file is far smaller).
+MAX_FILE_BYTES = 64 * 2**20
 
 
-class CrashPoint:
-    """Fault injection for crash tests: ``DREAMD_TEST_CRASH_AT=<n>`` kills the
-    process (SIGKILL) just before the n-th journaled change. Unset in real use."""
+def inside(folder: Path, path: Path) -> PurePath:
+    """Where ``path`` lies relative to ``folder``; ``Refused`` when it is not inside.
 
-    def __init__(self) -> None:
-        value = os.environ.get("DREAMD_TEST_CRASH_AT", "")
-        self.at = int(value) if value.isdigit() else None
-        self.count = 0
-
-    def tick(self) -> None:
-        self.count += 1
-        if self.at is not None and self.count == self.at:
-            import signal
-
-            os.kill(os.getpid(), signal.SIGKILL)
-
-
-def sha256_of(path: Path) -> str | None:
-    """Hex SHA-256 of a file's bytes, or None when it does not exist."""
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except FileNotFoundError:
-        return None
+    Decided on the names (``..`` never counts; for a folder reached through a
+    link, on the resolved folder too); a symbolic link among the folders on
+    the way is refused here, and the components are opened later without
+    following links all the same.
+    """
+    for root, target in ((folder, path), (folder.resolve(), path.parent.resolve() / path.name)):
+        with contextlib.suppress(ValueError):
+            relative = target.relative_to(root)
+            if relative.parts and ".." not in relative.parts:
+                _no_links_on_the_way(folder, relative, path)
+                return relative
+    raise UnsafePath(f"refusing to write {path}: outside the memory folder {folder}")
 
 
-def inside(folder: Path, path: Path) -> Path:
-    """``path`` resolved, if it lies inside ``folder``; raises ``Refused`` otherwise."""
-    root = folder.resolve()
-    target = path.parent.resolve() / path.name
-    if target != root and root not in target.parents:
-        raise Refused(f"refusing to write {path}: outside the memory folder {folder}")
-    return target
-
-
-def _fsync_dir(directory: Path) -> None:
-    descriptor = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-
-
-def atomic_write(path: Path, content: bytes) -> None:
-    """Write ``content`` to a temp file beside ``path``, fsync it, rename it over ``path``."""
-    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    try:
-        with open(temp, "xb") as handle:
-            handle.write(content)
-            handle.flush()
-            os.fsync(handle.fileno())
-        temp.replace(path)
-    finally:
-        if temp.exists():
-            temp.unlink()
-    _fsync_dir(path.parent)
+def _no_links_on_the_way(folder: Path, relative: PurePath, path: Path) -> None:
+    current = folder
+    for part in relative.parts[:-1]:
+        current = current / part
+        if current.is_symlink():
+            raise UnsafePath(f"refusing to write {path}: {current} is a symbolic link")
 
 
 @dataclass
 class Executor:
-    """Performs one run's changes in one memory folder, journaling each first."""
+    """Performs one run's changes in one memory folder, journaling each first.
+
+    Every file is reached from the folder's own descriptor with ``O_NOFOLLOW``
+    on each component (``dreamd.fs``): a symbolic link on the way, ``.trash``
+    and ``.trash/<date>`` included, is refused and nothing moves.
+    """
 
     folder: Path
     run_dir: Path
@@ -124,64 +102,95 @@ class Executor:
             handle.flush()
             os.fsync(handle.fileno())
 
+    @contextmanager
+    def _parent(self, path: Path) -> Iterator[tuple[int, str]]:
+        """The descriptor of ``path``'s folder and its name in it (links refused)."""
+        relative = inside(self.folder, path)
+        with fs.open_within(self.folder, relative.parent, create=False) as parent:
+            if parent is None:
+                raise Refused(f"cannot write {path}: its folder is gone")
+            yield parent, relative.name
+
     def trash(self, path: Path) -> Path:
         """Move one memory file into today's trash; returns where it went."""
-        source = inside(self.folder, path)
-        bin_ = self.trash_dir()
-        target = _free_name(bin_ / source.name)
-        digest = sha256_of(source)
-        self._record({"op": "move", "src": str(source), "dst": str(target), "sha256": digest})
-        source.rename(target)
-        _fsync_dir(bin_)
-        _fsync_dir(source.parent)
-        return target
+        with self._parent(path) as (source, name):
+            data = fs.read_file(source, name, max_bytes=MAX_FILE_BYTES)
+            if data is None:
+                raise UnsafePath(f"refusing to trash {path}: not a regular file of the folder")
+            with self._trash_folder() as bin_:
+                target = _free_name(bin_, name)
+                destination = self.folder / TRASH / self.today.isoformat() / target
+                src = str(self.folder / inside(self.folder, path))
+                entry = {"op": "move", "src": src, "dst": str(destination), "sha256": digest(data)}
+                self._record(entry)
+                fs.move(source, name, bin_, target)
+        return destination
 
     def trash_dir(self) -> Path:
         """Today's trash folder, ``.trash/<YYYY-MM-DD>/``, created (journaled) if missing."""
-        trash_root = inside(self.folder, self.folder / ".trash")
-        bin_ = trash_root / self.today.isoformat()
-        for directory in (trash_root, bin_):
-            if not directory.exists():
-                self._record({"op": "mkdir", "path": str(directory)})
-                directory.mkdir()
-        return bin_
+        with self._trash_folder():
+            return self.folder / TRASH / self.today.isoformat()
+
+    @contextmanager
+    def _trash_folder(self) -> Iterator[int]:
+        day = self.today.isoformat()
+        with (
+            fs.open_folder(self.folder, create=False) as root,
+            self._subfolder(root, TRASH, self.folder / TRASH) as trash_root,
+            self._subfolder(trash_root, day, self.folder / TRASH / day) as bin_,
+        ):
+            yield bin_
+
+    @contextmanager
+    def _subfolder(self, parent: int, name: str, path: Path) -> Iterator[int]:
+        if not fs.exists(parent, name):
+            self._record({"op": "mkdir", "path": str(path)})
+        with fs.open_subfolder(parent, name, create=True) as folder:
+            assert folder is not None  # created above
+            yield folder
 
     def write(self, path: Path, content: bytes) -> bool:
         """Replace (or create) one file atomically, backing up the old bytes first.
 
         Returns False, writing nothing, when the file already holds ``content``.
         """
-        target = inside(self.folder, path)
-        old = target.read_bytes() if target.exists() else None
-        if old == content:
-            return False
-        backup = None
-        if old is not None:
-            backup = self.run_dir / BACKUPS / secrets.token_hex(8)
-            backup.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(backup, old)
-        self._record(
-            {
-                "op": "write",
-                "path": str(target),
-                "backup": str(backup) if backup else None,
-                "old_sha256": hashlib.sha256(old).hexdigest() if old is not None else None,
-                "new_sha256": hashlib.sha256(content).hexdigest(),
-            }
-        )
-        atomic_write(target, content)
+        with self._parent(path) as (parent, name):
+            if fs.exists(parent, name):
+                old = fs.read_file(parent, name, max_bytes=MAX_FILE_BYTES)
+                if old is None:
+                    raise UnsafePath(f"refusing to write {path}: not a regular file")
+            else:
+                old = None
+            if old == content:
+                return False
+            backup = None
+            if old is not None:
+                backup = self.run_dir / BACKUPS / secrets.token_hex(8)
+                atomic_write(backup, old)
+            self._record(
+                {
+                    "op": "write",
+                    "path": str(self.folder / inside(self.folder, path)),
+                    "backup": str(backup) if backup else None,
+                    "old_sha256": digest(old) if old is not None else None,
+                    "new_sha256": digest(content),
+                }
+            )
+            fs.write_file(parent, name, content)
         return True
 
 
-def _free_name(path: Path) -> Path:
-    """``path``, or ``stem.N.md`` when a file of that name is already in the trash."""
-    if not path.exists():
-        return path
+def _free_name(folder: int, name: str) -> str:
+    """``name``, or ``stem.N.md`` when a file of that name is already in the trash."""
+    if not fs.exists(folder, name):
+        return name
+    stem, dot, suffix = name.rpartition(".")
+    stem, suffix = (stem, f".{suffix}") if dot else (name, "")
     for number in range(1, 10_000):
-        candidate = path.with_name(f"{path.stem}.{number}{path.suffix}")
-        if not candidate.exists():
+        candidate = f"{stem}.{number}{suffix}"
+        if not fs.exists(folder, candidate):
             return candidate
-    raise Refused(f"too many files named {path.name} in {path.parent}")
+    raise Refused(f"too many files named {name} in the trash")
 
 
 def journal_entries(run_dir: Path) -> Iterator[dict[str, Any]]:

@@ -33,6 +33,7 @@ from dreamd.dream.staleness import (
     memory_paths_in,
     parse_consult_log,
 )
+from dreamd.fs import read_if_present
 from dreamd.logs import get_logger
 
 __all__ = ["DreamRequest", "FolderPlan", "apply_plan", "plan_folder", "run_dream"]
@@ -570,7 +571,7 @@ def _apply_stored(item: PendingFile, request: DreamRequest, state_dir: Path) -> 
             executor.trash(path)
         else:
             skipped.append(f"{name} changed since the dry run: not moved")
-    old = (item.folder / "MEMORY.md").read_bytes() if (item.folder / "MEMORY.md").exists() else None
+    old = read_if_present(item.folder / "MEMORY.md")
     if old is not None:
         executor.write(item.folder / ".MEMORY.md.prev", old)
     executor.write(item.folder / "MEMORY.md", decision.new_index.encode())

@@ -50,7 +50,7 @@ from dreamd.dream.similarity import (
     significant_words,
 )
 from dreamd.dream.staleness import classify
-from dreamd.stores._atomic import slugify
+from dreamd.fs import read_if_present, slugify
 
 __all__ = [
     "FUTURE_TOLERANCE",
@@ -490,7 +490,8 @@ def _why_not_apply(target: Path, decision: GateDecision) -> str | None:
     if decision.verdict == "merge" and decision.expected_sha256 is not None:
         # The inventory reads broken YAML leniently, keeping only ``key: value`` lines;
         # rewriting such a front matter from that reading could drop the rest.
-        text = target.read_bytes().decode("utf-8", errors="replace").removeprefix("\ufeff")
+        data = read_if_present(target) or b""
+        text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
         split = _split(text.replace("\r\n", "\n"))
         try:
             loaded = yaml.load(split[0], Loader=_LOADER) if split else None

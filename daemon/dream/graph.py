@@ -58,6 +58,7 @@ from dreamd.dream.storegate import (
     missing_refs,
     run_gate,
 )
+from dreamd.fs import read_if_present
 from dreamd.stores.graph_jsonl import (
     GraphLine,
     GraphStore,
@@ -308,7 +309,7 @@ def _record(run_id: str, reason: str, **fields: str) -> bytes:
 
 
 def _read(path: Path) -> bytes | None:
-    return path.read_bytes() if path.exists() else None
+    return read_if_present(path)
 
 
 def _text(raw: bytes) -> str:

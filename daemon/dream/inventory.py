@@ -27,11 +27,9 @@ text as body. ``size`` and ``sha256`` are of the raw bytes.
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import os
 import re
-import stat
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import cast
@@ -40,6 +38,7 @@ import yaml
 
 from dreamd.dream.model import MEMORY_TYPES, MemoryFile, MemoryFolder, MemoryType
 from dreamd.errors import DreamdError
+from dreamd.fs import read_regular
 
 __all__ = [
     "ARCHIVE_NAME",
@@ -236,15 +235,7 @@ def parse_memory_file(path: Path, data: bytes, mtime: datetime) -> MemoryFile:
 
 def _read_regular_file(path: Path) -> tuple[bytes, os.stat_result]:
     """Read a whole regular file read-only; raises ``OSError``."""
-    # O_NONBLOCK: a FIFO that merely carries a .md name must not hang the run.
-    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    with os.fdopen(descriptor, "rb") as handle:
-        status = os.fstat(handle.fileno())
-        if not stat.S_ISREG(status.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", str(path))
-        if status.st_size > MAX_TOPIC_FILE_BYTES:
-            raise OSError(errno.EFBIG, f"larger than {MAX_TOPIC_FILE_BYTES} bytes", str(path))
-        return handle.read(), status
+    return read_regular(path, max_bytes=MAX_TOPIC_FILE_BYTES)
 
 
 def _topic_file_names(folder: Path) -> list[str]:

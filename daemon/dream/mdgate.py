@@ -57,6 +57,7 @@ from dreamd.dream.storegate import (
     missing_refs,
     run_gate,
 )
+from dreamd.fs import read_if_present
 from dreamd.stores._codec import dumps_ascii
 from dreamd.stores._sectioned import (
     Entry,
@@ -275,7 +276,8 @@ def _trash_block(run_id: str, reason: str, text: str) -> str:
 
 
 def _read(path: Path) -> str | None:
-    return decode(path.read_bytes()) if path.exists() else None
+    data = read_if_present(path)
+    return None if data is None else decode(data)
 
 
 @dataclass(frozen=True, slots=True)

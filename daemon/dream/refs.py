@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 import subprocess
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Literal
 
 from dreamd.dream.model import MemoryFile, RefCheck
+from dreamd.fs import read_regular
 
 __all__ = [
     "FILE_EXTENSIONS",
@@ -566,16 +566,11 @@ def _list_files(repo: Path) -> tuple[list[str], bool]:
 def _read_text_file(path: Path) -> tuple[bytes | None, bool]:
     """(bytes or None, exists): a file's bytes when it is a small regular text file."""
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        data, _ = read_regular(path, max_bytes=MAX_TEXT_FILE_BYTES)
     except FileNotFoundError:
         return None, os.path.lexists(path)  # a dangling symlink still names a file
     except OSError:
         return None, True
-    with os.fdopen(descriptor, "rb") as handle:
-        status = os.fstat(handle.fileno())
-        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_TEXT_FILE_BYTES:
-            return None, True
-        data = handle.read(MAX_TEXT_FILE_BYTES)
     # A NUL byte early on: a binary file whatever its name says.
     return (None if b"\0" in data[:8192] else data), True
 

@@ -23,12 +23,13 @@ from pathlib import Path
 import msgspec
 import structlog
 
-from dreamd.dream.execute import atomic_write, undo_conflicts, undo_run
+from dreamd.dream.execute import undo_conflicts, undo_run
 from dreamd.dream.gardener import DreamRequest, run_dream
 from dreamd.dream.report import RunReport
 from dreamd.dream.sqlgate import sql_gate
 from dreamd.dream.textstores import TextStore, with_text_stores
 from dreamd.errors import NotFound, Refused, StoreError
+from dreamd.fs import atomic_write
 from dreamd.logs import get_logger
 from dreamd.statedb import StateDB
 from dreamd.stores.sql import STATUS_NEW, DreamLease, SqlStore

@@ -40,6 +40,7 @@ from dreamd.dream.refs import RepoView, check_refs
 from dreamd.dream.similarity import is_duplicate_overlap, significant_words
 from dreamd.dream.sqlgate import rejection
 from dreamd.dream.staleness import classify
+from dreamd.fs import read_if_present
 from dreamd.stores import MemoryItem
 
 __all__ = [
@@ -248,7 +249,7 @@ def append_to(executor: Executor, path: Path, header: bytes, addition: bytes) ->
     """``path`` gains ``addition`` at its end (created with ``header``), journaled."""
     if not addition:
         return
-    old = path.read_bytes() if path.exists() else header
+    old = read_if_present(path) or header
     if old and not old.endswith(b"\n"):
         old += b"\n"
     executor.write(path, old + addition)

@@ -9,7 +9,7 @@ Invariants:
 - Rendering is pure: program, home, environment and uid are parameters. Every path in a rendered
   file is absolute. The unit's ``ExecStart`` is quoted and escaped for systemd (``%``, ``$``,
   quotes, spaces); the plist is XML-escaped and checked to load with :mod:`plistlib`.
-- Files are written atomically (a temp file beside the target, fsync, rename), mode 0644.
+- Files are written atomically (``dreamd.fs.atomic_write``), mode 0644 (``UNIT_MODE``).
 - Only our own file is ever overwritten or removed: a unit must carry :data:`MARKER`, a plist
   our :data:`LABEL`, and neither may be a symlink. Anything else at the target path is refused
   (:class:`~dreamd.errors.Refused`) and left untouched.
@@ -27,7 +27,6 @@ import os
 import plistlib
 import pwd
 import re
-import secrets
 import shlex
 import subprocess
 import sys
@@ -41,11 +40,13 @@ from typing import Literal, NamedTuple
 from xml.sax.saxutils import escape
 
 from dreamd.errors import NotAvailable, Refused
+from dreamd.fs import atomic_write
 
 __all__ = [
     "LABEL",
     "MARKER",
     "PLATFORMS",
+    "UNIT_MODE",
     "UNIT_NAME",
     "Command",
     "Completed",
@@ -74,7 +75,6 @@ __all__ = [
     "systemd_spec",
     "uninstall",
     "unit_path",
-    "write_atomically",
 ]
 
 Platform = Literal["linux", "macos"]
@@ -85,6 +85,8 @@ LABEL = "dev.dreamd.agent"
 UNIT_NAME = "dreamd.service"
 #: How a comment line that marks a unit file as written by ``dreamd install-service`` starts.
 MARKER = "# Managed by dreamd install-service"
+#: Mode of the service file: the service manager (another program) reads it.
+UNIT_MODE = 0o644
 LOG_FILE_NAME = "dreamd.log"
 
 #: Where launchd agents look for tools: Homebrew on Apple silicon first, then Intel, then system.
@@ -451,22 +453,6 @@ def _check_ours(spec: ServiceSpec) -> None:
         )
 
 
-def write_atomically(path: Path, content: bytes, mode: int = 0o644) -> None:
-    """Replace ``path`` with ``content`` in one rename; readers see the old file or the new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    try:
-        descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(content)
-            os.fchmod(handle.fileno(), mode)  # the umask narrowed the open() mode
-            handle.flush()
-            os.fsync(handle.fileno())
-        temp.replace(path)
-    finally:
-        temp.unlink(missing_ok=True)
-
-
 def install(
     spec: ServiceSpec,
     *,
@@ -479,7 +465,7 @@ def install(
         _check_ours(spec)
     for directory in spec.directories:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-    write_atomically(spec.path, spec.content)
+    atomic_write(spec.path, spec.content, mode=UNIT_MODE)
     todo = tuple(str(command) for command in spec.enable)
     if not enable:
         return Outcome(spec.path, "written", "skipped", todo=todo, notes=spec.hints)

@@ -9,14 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from dreamd.fs import atomic_write
 from dreamd.service.install import (
+    UNIT_MODE,
     Command,
     Completed,
     Outcome,
     outcome_lines,
     run_commands,
     subprocess_runner,
-    write_atomically,
 )
 
 
@@ -115,13 +116,13 @@ def test_unreachable_install_says_not_started_and_what_to_run() -> None:
     assert err[-1] == "note: enabled: starts at your next login"
 
 
-def test_write_atomically_is_0644_whatever_the_umask(tmp_path: Path) -> None:
+def test_a_service_file_is_0644_whatever_the_umask(tmp_path: Path) -> None:
     """A service file is readable by the manager even from a 077 shell; no temp file remains."""
     target = tmp_path / "user" / "dreamd.service"
     previous = os.umask(0o077)
     try:
-        write_atomically(target, b"first")
-        write_atomically(target, b"second")
+        atomic_write(target, b"first", mode=UNIT_MODE)
+        atomic_write(target, b"second", mode=UNIT_MODE)
     finally:
         os.umask(previous)
     assert target.read_bytes() == b"second"

@@ -15,13 +15,13 @@ from hypothesis import strategies as st
 
 from dreamd.dream.inventory import parse_memory_file
 from dreamd.errors import StoreError
-from dreamd.stores import Quote, Receipt
-from dreamd.stores._atomic import (
+from dreamd.fs import (
     MAX_NAME_BYTES,
     check_name,
     is_temp_name,
     slugify,
 )
+from dreamd.stores import Quote, Receipt
 from dreamd.stores.claude_memory import (
     INBOX,
     STALE_TEMP_SECONDS,
