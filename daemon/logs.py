@@ -61,7 +61,7 @@ def _lead_with_core_keys(_logger: Any, _name: str, event_dict: EventDict) -> Eve
 
 def _redact(logger: Any, name: str, event_dict: EventDict) -> EventDict:
     """No credential-shaped value reaches a log line, whoever logged it."""
-    from dreamd.collect.secrets import redact_log_event  # imported late: a heavy regex set
+    from dreamd.secrets import redact_log_event  # imported late: a heavy regex set
 
     return redact_log_event(logger, name, event_dict)
 

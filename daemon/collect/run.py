@@ -22,7 +22,7 @@ from dreamd.catalog import Catalog
 from dreamd.collect.collector import CollectRequest, CollectResult, collect
 from dreamd.collect.extraction import ExtractionRun
 from dreamd.collect.report import report_json, store_report
-from dreamd.collect.secrets import filter_item
+from dreamd.secrets import filter_item
 from dreamd.config import Settings
 from dreamd.dream.discovery import claude_dir
 from dreamd.lock import pipeline_lock

@@ -39,7 +39,7 @@ from typing import Any, Literal
 
 import yaml
 
-from dreamd.collect.secrets import contains_secret
+from dreamd.secrets import contains_secret
 from dreamd.dream.execute import Executor, sha256_of
 from dreamd.dream.inventory import is_topic_file_name, memory_type, parse_memory_file
 from dreamd.dream.model import MEMORY_TYPES, MemoryFile, MemoryType

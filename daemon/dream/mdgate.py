@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from dreamd.collect.secrets import contains_secret
+from dreamd.secrets import contains_secret
 from dreamd.dream.checks import health_line
 from dreamd.dream.execute import Executor
 from dreamd.dream.refs import RepoView, check_refs

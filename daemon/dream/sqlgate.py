@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from dreamd.collect.secrets import contains_secret
+from dreamd.secrets import contains_secret
 from dreamd.dream.similarity import overlap_ratio, significant_words
 from dreamd.stores import MemoryItem
 

@@ -33,7 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Generic, Literal, Protocol, TypeVar
 
-from dreamd.collect.secrets import contains_secret
+from dreamd.secrets import contains_secret
 from dreamd.dream.execute import CrashPoint, Executor
 from dreamd.dream.model import MEMORY_TYPES, MemoryFile, MemoryType, RefCheck
 from dreamd.dream.refs import RepoView, check_refs

@@ -35,7 +35,7 @@ import structlog
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dreamd.collect.secrets import (
+from dreamd.secrets import (
     KINDS,
     FilterResult,
     SecretMatch,

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Protocol
 
-from dreamd.collect.secrets import redact
+from dreamd.secrets import redact
 from dreamd.collect.signals import StopCollecting, WindowPending
 from dreamd.errors import DreamdError
 

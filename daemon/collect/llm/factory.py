@@ -16,7 +16,7 @@ from pathlib import Path
 
 from dreamd.collect.llm.backend import Backend, BackendRefused
 from dreamd.collect.llm.extractor import LlmExtractor
-from dreamd.collect.secrets import contains_secret
+from dreamd.secrets import contains_secret
 from dreamd.config import Config
 from dreamd.errors import ConfigError
 

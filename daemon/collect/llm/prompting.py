@@ -25,7 +25,7 @@ from typing import Any
 from dreamd import prompts
 from dreamd.collect.extract import Window
 from dreamd.collect.llm.backend import Request
-from dreamd.collect.secrets import redact
+from dreamd.secrets import redact
 from dreamd.readers import Message, isoformat
 from dreamd.stores import MemoryItem
 

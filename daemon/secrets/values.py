@@ -1,10 +1,10 @@
 """Key names and values for the secret filter: which assignments hold a credential literal.
 
-``dreamd.collect.secrets`` flags ``KEY=value``, ``key: value`` and
+``dreamd.secrets`` flags ``KEY=value``, ``key: value`` and
 ``"key": "value"`` when the key name is sensitive (password, secret, token,
 api key, private key, credential, ...) and the value is a literal, not a
 placeholder, reference or type. This module makes both judgements; the
-detectors that use them are in ``dreamd.collect.secret_patterns``.
+detectors that use them are in ``dreamd.secrets.patterns``.
 
 Decisions, each a precision choice (noise is worse than omission, seed rule 6):
 

@@ -32,7 +32,7 @@ Decisions (noise is worse than omission, seed rule 6):
   (``the password is hunter2``) is not found either.
 
 Which key names and values count in an assignment is decided in
-``dreamd.collect.secret_values``; ``dreamd.collect.secrets`` merges the hits.
+``dreamd.secrets.values``; ``dreamd.secrets`` merges the hits.
 
 Invariants:
 
@@ -54,7 +54,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
-from dreamd.collect.secret_values import (
+from dreamd.secrets.values import (
     PLACEHOLDER_MARKS,
     STAND_IN,
     is_placeholder,

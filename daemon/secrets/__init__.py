@@ -10,9 +10,9 @@ This module is the public entry point: it finds credential-shaped values
 (``find_secrets``, ``contains_secret``), redacts them from text (``redact``)
 and from log events (``redact_log_event``), and applies the rule to memory
 items (``scan_item``, ``filter_item``). What counts as a secret, detector by
-detector, is in ``dreamd.collect.secret_patterns``; which key names are
+detector, is in ``dreamd.secrets.patterns``; which key names are
 sensitive and which assigned values are literals rather than placeholders,
-references or types, in ``dreamd.collect.secret_values``.
+references or types, in ``dreamd.secrets.values``.
 
 Invariants:
 
@@ -35,8 +35,8 @@ from typing import Any, NamedTuple
 
 from structlog.typing import EventDict
 
-from dreamd.collect.secret_patterns import KINDS, PRIORITY, raw_matches
-from dreamd.collect.secret_values import KeyStrength, is_sensitive_key, key_strength
+from dreamd.secrets.patterns import KINDS, PRIORITY, raw_matches
+from dreamd.secrets.values import KeyStrength, is_sensitive_key, key_strength
 from dreamd.stores import MemoryItem
 
 __all__ = [
