@@ -12,7 +12,7 @@ a partly shared body, and about 10 % whose referenced files are gone from the
 repository. Then prints:
 
 1. parsing: the folder listed, every topic file read and parsed
-   (``dreamd.dream.inventory.load_folder``, as the dry run does it);
+   (``dreamd.dream.folder.inventory.load_folder``, as the dry run does it);
 2. similarity: candidate search plus exact overlap plus the keep-the-newer
    choice (seed 000 STEPs 3-4), with the pairs compared against the seed's
    all-pairs count (n·(n-1)/2 within each type) and what was found against
@@ -39,15 +39,15 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from dreamd.dream.inventory import load_folder
-from dreamd.dream.model import MemoryFile, MemoryType
-from dreamd.dream.similarity import (
+from dreamd.dream.folder.inventory import load_folder
+from dreamd.dream.folder.similarity import (
     Similarity,
     all_pairs_count,
     find_similar,
     overlap_ratio,
     significant_words,
 )
+from dreamd.dream.model import MemoryFile, MemoryType
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 TYPES: tuple[tuple[MemoryType, float], ...] = (

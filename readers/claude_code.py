@@ -54,7 +54,7 @@ from ._common import discover_files, load_bytes, unresolved
 from ._model import Conversation, Message, Role, SessionRef, Unresolved
 from ._parse import decode_json_lines, parse_timestamp, strip_tagged_blocks
 
-__all__ = ["READER", "ClaudeCodeReader"]
+__all__ = ["READER", "ClaudeCodeReader", "claude_dir", "config_dirs"]
 
 TOOL = "claude-code"
 
@@ -114,8 +114,8 @@ _QUEUE_MARK = b'"queue'
 # --- Where sessions live ----------------------------------------------------------
 
 
-def default_roots(env: Mapping[str, str], home: Path) -> tuple[Path, ...]:
-    """``$CLAUDE_CONFIG_DIR/projects``, else ``~/.claude/projects`` and the XDG variant.
+def config_dirs(env: Mapping[str, str], home: Path) -> tuple[Path, ...]:
+    """Claude Code's config directories, the one it writes to now first.
 
     Claude Code keeps everything under one config directory, ``~/.claude``
     unless ``CLAUDE_CONFIG_DIR`` names another. Versions 1.0.28-1.0.3x wrote to
@@ -129,7 +129,17 @@ def default_roots(env: Mapping[str, str], home: Path) -> tuple[Path, ...]:
         xdg = env.get("XDG_CONFIG_HOME", "").strip()
         xdg_root = _expand_home(xdg, home) if xdg else home / ".config"
         dirs = [home / ".claude", xdg_root / "claude"]
-    return _unique_paths(directory / "projects" for directory in dirs)
+    return _unique_paths(dirs)
+
+
+def claude_dir(env: Mapping[str, str], home: Path) -> Path:
+    """The config directory Claude Code uses now (its memory folders live under it)."""
+    return config_dirs(env, home)[0]
+
+
+def default_roots(env: Mapping[str, str], home: Path) -> tuple[Path, ...]:
+    """``projects`` under each of ``config_dirs``: where Claude Code keeps sessions."""
+    return _unique_paths(directory / "projects" for directory in config_dirs(env, home))
 
 
 def _config_dir_list(value: str, home: Path) -> list[str]:

@@ -29,6 +29,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from dreamd.markdown import fenced_flags
+
 from ._codec import dumps_ascii, loads, op_keys_from_json
 
 __all__ = [
@@ -60,7 +62,6 @@ SEED_SECTIONS = (
 DEFAULT_TITLE = "# Project memory"
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*#*[ \t]*$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _BULLET = re.compile(r"^ {0,3}(?:[-*+]|\d+[.)])[ \t]+\S")
 _BULLET_MARK = re.compile(r"^ {0,3}(?:[-*+]|\d+[.)])[ \t]+")
 _MARK_AT_END = re.compile(r"[ \t]*\[unverified\]$", re.IGNORECASE)
@@ -109,27 +110,14 @@ def heading(line: str) -> tuple[int, str] | None:
     return len(match.group(1)), (match.group(2) or "").strip()
 
 
-def _fence_after(fence: str | None, line: str) -> str | None:
-    """The open fence after ``line`` (None: outside any fence)."""
-    match = _FENCE.match(line)
-    if fence is None:
-        return match.group(1) if match else None
-    closes = (
-        match is not None and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence)
-    )
-    return None if closes and not line.strip().strip(fence[0]) else fence
-
-
 def _scan(lines: Sequence[str]) -> list[tuple[str, str | None]]:
     """Per line: its role (``fence``, ``heading``, ``blank``, ``comment``, ``bullet``, ``text``)
     and the section it lies in."""
     roles: list[tuple[str, str | None]] = []
-    fence: str | None = None
     section: str | None = None
-    for line in lines:
-        was_open, fence = fence, _fence_after(fence, line)
-        found = heading(line) if was_open is None and fence is None else None
-        if was_open is not None or fence is not None:
+    for line, fenced in fenced_flags(lines):
+        found = heading(line) if not fenced else None
+        if fenced:
             role = "fence"
         elif found is not None:
             role = "heading"

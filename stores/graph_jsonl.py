@@ -10,7 +10,7 @@ Rules (SPEC "Stores", issue 6 item 3):
   ``<stem>.inbox<suffix>`` (``memory.inbox.jsonl``):
   ``{"dreamd":"pending","op":…,"updates":[…],"item":{…}}`` (ASCII JSON, every
   item field, round-tripping exactly).
-- The validate gate (``dreamd.dream.graph``) makes an accepted item an entity
+- The validate gate (``dreamd.dream.gates.graph``) makes an accepted item an entity
   — ``name`` the item's name, ``entityType`` its category, observations its
   body and one *provenance observation* ``[dreamd] {"op":[…],"source":…,…}``
   — or merges it into an entity dreamd wrote, and moves the pending line into

@@ -6,7 +6,7 @@ Rules (seed 003 phase 4, SPEC "Stores", issue 6 item 3):
   collector never writes it. A new item is *held* in the holding file beside
   it (``<stem>.inbox<suffix>``: ``MEMORY.inbox.md``), under the section its
   category names (``section_for``), until the dream's validate gate
-  (``dreamd.dream.mdgate``) accepts, merges or rejects it.
+  (``dreamd.dream.gates.sectioned``) accepts, merges or rejects it.
 - A held record is two lines: the entry exactly as it will enter
   ``MEMORY.md`` — ``- <body on one line> <!-- dreamd:op ["<key>"] --> [<session>]``
   — then ``<!-- dreamd:item {…} -->``, the operation key, the keys of later

@@ -22,12 +22,12 @@ from dreamd.catalog import Catalog
 from dreamd.collect.collector import CollectRequest, CollectResult, collect
 from dreamd.collect.extraction import ExtractionRun
 from dreamd.collect.report import report_json, store_report
-from dreamd.secrets import filter_item
 from dreamd.config import Settings
-from dreamd.dream.discovery import claude_dir
 from dreamd.lock import pipeline_lock
 from dreamd.logs import get_logger
 from dreamd.readers import Conversation
+from dreamd.readers.claude_code import claude_dir
+from dreamd.secrets import filter_item
 from dreamd.statedb import StateDB
 from dreamd.stores import Store
 from dreamd.stores.claude_memory import ClaudeMemoryStore

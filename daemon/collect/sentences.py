@@ -26,6 +26,8 @@ import re
 from dataclasses import dataclass
 from itertools import takewhile
 
+from dreamd.markdown import without_fenced
+
 __all__ = [
     "CJK",
     "FILLERS",
@@ -58,7 +60,6 @@ _MACHINE = re.compile(
     r"|Caveat:|/[\w-]+(?:\s|$)|\{|\[\{)",
     re.I,
 )
-_FENCED = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1[^\n]*$", re.M | re.S)
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _URL = re.compile(r"https?://[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+")
 _LOG_LINE = re.compile(
@@ -111,7 +112,7 @@ def user_prose(text: str) -> str:
     text = text.replace("\r\n", "\n")
     if _MACHINE.match(text.lstrip()):
         return ""
-    lines = [line for line in _FENCED.sub("\n", text).split("\n") if line.strip()]
+    lines = [line for line in without_fenced(text).split("\n") if line.strip()]
     if sum(1 for line in lines if _HEADING.match(line)) >= 2:
         return ""
     pasted = [_is_pasted(line) for line in lines]

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["FolderTarget", "claude_dir", "discover_folders", "repo_for_encoded"]
+__all__ = ["FolderTarget", "discover_folders", "repo_for_encoded"]
 
 INDEX = "MEMORY.md"
 
@@ -30,14 +30,6 @@ class FolderTarget:
 
     path: Path
     repo: Path | None
-
-
-def claude_dir(env: Mapping[str, str], home: Path) -> Path:
-    """Claude Code's own directory: ``$CLAUDE_CONFIG_DIR`` or ``~/.claude``."""
-    configured = env.get("CLAUDE_CONFIG_DIR", "").strip()
-    if configured and "," not in configured:
-        return Path(configured).expanduser()
-    return home / ".claude"
 
 
 def _is_memory_folder(path: Path) -> bool:

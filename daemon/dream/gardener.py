@@ -17,24 +17,27 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
-from dreamd.dream import checks, gate, gitmode, index, promotion, proposal, similarity, trajectories
-from dreamd.dream.budget import invariant_from_disk
-from dreamd.dream.discovery import FolderTarget, claude_dir, discover_folders
+from dreamd.dream import gitmode, proposal, trajectories
+from dreamd.dream.discovery import FolderTarget, discover_folders
 from dreamd.dream.execute import CrashPoint, Executor, sha256_of
-from dreamd.dream.inventory import load_folder
-from dreamd.dream.model import Decision, MemoryFile, MemoryFolder
-from dreamd.dream.pending import PendingFile, index_mtime, pending_files, write_pending
-from dreamd.dream.refs import RepoView, check_refs, scope
-from dreamd.dream.report import FolderReport, IndexSummary, RunReport
-from dreamd.dream.staleness import (
+from dreamd.dream.folder import checks, index, promotion, similarity
+from dreamd.dream.folder.budget import invariant_from_disk
+from dreamd.dream.folder.inventory import load_folder
+from dreamd.dream.folder.refs import RepoView, check_refs, scope
+from dreamd.dream.folder.staleness import (
     CONSULT_DAYS,
     consulted_terms,
     judge,
     memory_paths_in,
     parse_consult_log,
 )
+from dreamd.dream.gates import folder as gate
+from dreamd.dream.model import Decision, MemoryFile, MemoryFolder
+from dreamd.dream.pending import PendingFile, index_mtime, pending_files, write_pending
+from dreamd.dream.report import FolderReport, IndexSummary, RunReport
 from dreamd.fs import read_if_present
 from dreamd.logs import get_logger
+from dreamd.readers.claude_code import claude_dir
 
 __all__ = ["DreamRequest", "FolderPlan", "apply_plan", "plan_folder", "run_dream"]
 

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
+from dreamd.markdown import closes, opening, opening_with_info
+
 __all__ = [
     "FENCE_LANGUAGES",
     "PROPOSAL_FILE",
@@ -115,20 +117,6 @@ def _lines(text: str) -> list[str]:
     return re.findall(r"[^\n]*\n|[^\n]+$", text)
 
 
-_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-
-
-def _is_close(line: str, fence: str) -> bool:
-    """A closing fence: same character, at least as long, nothing after it."""
-    match = _FENCE_OPEN.match(line.rstrip("\r\n"))
-    return bool(
-        match
-        and match.group(1)[0] == fence[0]
-        and len(match.group(1)) >= len(fence)
-        and not match.group(2).strip()
-    )
-
-
 @dataclass(frozen=True, slots=True)
 class _Block:
     info: str
@@ -141,16 +129,15 @@ def _fenced_blocks(lines: Sequence[str]) -> list[_Block] | None:
     blocks: list[_Block] = []
     at = 0
     while at < len(lines):
-        opened = _FENCE_OPEN.match(lines[at].rstrip("\r\n"))
-        if opened is None or (opened.group(1)[0] == "`" and "`" in opened.group(2)):
+        opened = opening_with_info(lines[at])
+        if opened is None:
             at += 1
             continue
-        close = next(
-            (i for i in range(at + 1, len(lines)) if _is_close(lines[i], opened.group(1))), None
-        )
+        fence, info = opened
+        close = next((i for i in range(at + 1, len(lines)) if closes(lines[i], fence)), None)
         if close is None:
             return None
-        blocks.append(_Block(opened.group(2).strip(), "".join(lines[at + 1 : close]), close + 1))
+        blocks.append(_Block(info, "".join(lines[at + 1 : close]), close + 1))
         at = close + 1
     return blocks
 
@@ -183,12 +170,10 @@ def _unfenced(text: str) -> str:
     out: list[str] = []
     fence: str | None = None
     for line in _lines(text):
-        opened = _FENCE_OPEN.match(line.rstrip("\r\n"))
-        if fence is None and opened:
-            fence = opened.group(1)
+        if fence is None and (fence := opening(line)) is not None:
             if out and out[-1].strip():
                 out.append("\n")  # indented code cannot interrupt a paragraph
-        elif fence is not None and _is_close(line, fence):
+        elif fence is not None and closes(line, fence):
             fence = None
             out.append("\n")
         elif fence is not None:

@@ -25,8 +25,9 @@ import structlog
 
 from dreamd.dream.execute import undo_conflicts, undo_run
 from dreamd.dream.gardener import DreamRequest, run_dream
+from dreamd.dream.gates.flow import scan_views
+from dreamd.dream.gates.sql import sql_gate
 from dreamd.dream.report import RunReport
-from dreamd.dream.sqlgate import sql_gate
 from dreamd.dream.textstores import TextStore, with_text_stores
 from dreamd.errors import NotFound, Refused, StoreError
 from dreamd.fs import atomic_write
@@ -75,9 +76,8 @@ def dream_job(
                 skipped = _skipped(sql, lease)
                 report = dataclasses.replace(report, messages=(*report.messages, skipped))
             elif sql is not None and lease is not None:
-                lines = gate_sql(
-                    sql, state_dir / "runs" / request.run_id, dry_run=request.mode == "dry-run"
-                )
+                run_dir = state_dir / "runs" / request.run_id
+                lines = gate_sql(sql, run_dir, now=request.now, dry_run=request.mode == "dry-run")
                 if lines:
                     mode = "apply" if request.mode == "apply" else report.mode
                     messages = (*report.messages, *lines)
@@ -129,9 +129,11 @@ def _skipped(sql: SqlStore, lease: DreamLease) -> str:
 SQL_MOVES = "sql-status.json"
 
 
-def gate_sql(sql: SqlStore, run_dir: Path, *, dry_run: bool) -> list[str]:
+def gate_sql(sql: SqlStore, run_dir: Path, *, now: datetime, dry_run: bool) -> list[str]:
     """Run the validate gate over the SQL store's ``new`` rows; record each move for undo."""
-    verdicts = sql_gate(sql.items_with_status(STATUS_NEW), sql.items_with_status("accepted"))
+    new = sql.items_with_status(STATUS_NEW)
+    views = scan_views(item.project for _, item in new if item is not None)
+    verdicts = sql_gate(new, sql.items_with_status("accepted"), now=now, views=views)
     if dry_run:
         return [f"would mark SQL item {v.op_key} {v.status}: {v.reason}" for v in verdicts]
     moves: list[list[str]] = []

@@ -19,10 +19,10 @@ from datetime import datetime
 from pathlib import Path
 
 from dreamd.config import Settings
-from dreamd.dream.graph import dream_graph
-from dreamd.dream.mdgate import dream_memory_md
+from dreamd.dream.gates.flow import StoreRun
+from dreamd.dream.gates.graph import dream_graph
+from dreamd.dream.gates.sectioned import dream_memory_md
 from dreamd.dream.report import RunReport
-from dreamd.dream.storegate import StoreRun
 from dreamd.errors import DreamdError
 from dreamd.logs import get_logger
 from dreamd.stores.graph_jsonl import GraphStore

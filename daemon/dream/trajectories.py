@@ -68,7 +68,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from dreamd.dream import checks
+from dreamd.dream.folder import checks
 from dreamd.readers.opencode import (
     MIMOCODE_READER,
     OPENCODE_READER,

@@ -35,6 +35,7 @@ import structlog
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dreamd.readers import READERS, Conversation, SessionRef
 from dreamd.secrets import (
     KINDS,
     FilterResult,
@@ -47,7 +48,6 @@ from dreamd.secrets import (
     redact_log_event,
     scan_item,
 )
-from dreamd.readers import READERS, Conversation, SessionRef
 from dreamd.stores import MemoryItem, Quote
 
 # --- random material ----------------------------------------------------------------

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from dreamd.dream.budget import (
+from dreamd.dream.folder.budget import (
     DEFAULT_BUDGET_BYTES,
     ELLIPSIS,
     LINE_FLOOR_CHARS,
@@ -28,7 +28,7 @@ from dreamd.dream.budget import (
     trailer_text,
     with_trailer,
 )
-from dreamd.dream.index import Rebuilt, parse_index, rebuild
+from dreamd.dream.folder.index import Rebuilt, parse_index, rebuild
 from dreamd.dream.model import MemoryFile
 from tests.dream.factories import NOW, memory
 

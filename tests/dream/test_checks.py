@@ -8,7 +8,7 @@ from typing import ClassVar
 
 import pytest
 
-from dreamd.dream.checks import (
+from dreamd.dream.folder.checks import (
     PROJECT_VERSION_KEY,
     count_claims,
     entries_without_source,

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from dreamd.dream.discovery import discover_folders, repo_for_encoded
 from dreamd.dream.execute import CrashPoint, Executor
+from dreamd.dream.folder.inventory import load_folder
+from dreamd.dream.folder.refs import RepoView
 from dreamd.dream.gardener import DreamRequest, apply_plan, plan_folder, run_dream
-from dreamd.dream.inventory import load_folder
-from dreamd.dream.refs import RepoView
 from tests.dream.factories import NOW
 from tests.dream.test_dream_cli import run, topic, tree, write
 

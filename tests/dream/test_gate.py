@@ -10,15 +10,15 @@ import pytest
 import yaml
 
 from dreamd.dream.execute import CrashPoint, Executor, undo_run
-from dreamd.dream.gate import (
+from dreamd.dream.folder.inventory import load_folder
+from dreamd.dream.folder.refs import RepoView
+from dreamd.dream.gates.folder import (
     INBOX,
     GateDecision,
     apply_gate,
     gate_decisions,
     load_inbox,
 )
-from dreamd.dream.inventory import load_folder
-from dreamd.dream.refs import RepoView
 from dreamd.stores import MemoryItem, Quote
 from dreamd.stores.claude_memory import render_item, stored_op_keys
 from tests.conftest import SHARED_FIXTURES

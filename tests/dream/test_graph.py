@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from dreamd.dream import graph as graph_module
 from dreamd.dream.execute import undo_run
-from dreamd.dream.graph import dream_graph, duplicate_observations, gate_pending, tidy
-from dreamd.dream.refs import RepoView
+from dreamd.dream.folder.refs import RepoView
+from dreamd.dream.gates import graph as graph_module
+from dreamd.dream.gates.graph import dream_graph, duplicate_observations, gate_pending, tidy
 from dreamd.stores import MemoryItem, Quote
 from dreamd.stores.graph_jsonl import (
     GraphLine,
@@ -29,6 +29,7 @@ from dreamd.stores.graph_jsonl import (
 NOW = datetime(2026, 12, 1, 3, 30, tzinfo=UTC)
 SESSION = "claude-code:box:ses-1"
 WHERE = Path("/kg/memory.jsonl")
+OTHER = "claude-code:box:other"
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 FOREIGN = (
     b'{"type":"entity","name":"Ada","entityType":"person",'
@@ -134,7 +135,7 @@ def test_rejections_name_their_reason_and_change_nothing() -> None:
     verdicts, new = gate(lines, FOREIGN, **{"/repo": view})
     assert verdicts == [
         "reject:None:credential-shaped value",
-        "reject:None:untraceable: a quote cites another session",
+        f"reject:None:untraceable: a quote cites {OTHER}:m1, not session {SESSION}",
         "reject:None:malformed: the record holds no valid item",
         "reject:None:stale at birth: every reference is missing from the repository (src/gone.py)",
     ]

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dreamd.dream.budget import check_invariant, invariant_from_disk
-from dreamd.dream.index import (
+from dreamd.dream.folder.budget import check_invariant, invariant_from_disk
+from dreamd.dream.folder.index import (
     Index,
     Rebuilt,
     find_links,

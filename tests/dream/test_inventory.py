@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dreamd.dream import inventory
-from dreamd.dream.inventory import (
+from dreamd.dream.folder import inventory
+from dreamd.dream.folder.inventory import (
     FolderUnreadable,
     is_topic_file_name,
     load_folder,

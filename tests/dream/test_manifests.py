@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from dreamd.dream import checks
-from dreamd.dream.manifests import (
+from dreamd.dream.folder import checks
+from dreamd.dream.folder.manifests import (
     PROJECT_VERSION_KEY,
     parse_cargo_toml,
     parse_go_mod,

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from dreamd.dream.execute import undo_run
-from dreamd.dream.mdgate import (
+from dreamd.dream.folder.refs import RepoView
+from dreamd.dream.gates.sectioned import (
     collapse,
     dream_memory_md,
     duplicate_entries,
     gate_records,
     stale_entries,
 )
-from dreamd.dream.refs import RepoView
 from dreamd.stores import MemoryItem, Quote
 from dreamd.stores._sectioned import entries
 from dreamd.stores.memory_md import MemoryMdStore, Record, parse_records, render_record
@@ -31,6 +31,7 @@ INDEX = (
     "## Gotchas\n- The CI cache breaks when the lockfile changes [ses_0]\n"
 )
 WHERE = Path("/m/MEMORY.md")
+OTHER = "claude-code:box:other"
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
 
@@ -138,7 +139,7 @@ def test_items_are_rejected_for_provenance_quotes_and_stale_references() -> None
     ]
     verdicts, new = gate([record(f"k{i}", c) for i, c in enumerate(cases)], **{"/repo": view})
     assert verdicts == [
-        "reject:untraceable: a quote cites another session",
+        f"reject:untraceable: a quote cites {OTHER}:m1, not session {SESSION}",
         "reject:no provenance: collected 2026-12-09 is in the future",
         "reject:stale at birth: every reference is missing from the repository (src/gone.py)",
     ]

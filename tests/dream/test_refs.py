@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from dreamd.dream import refs
-from dreamd.dream.inventory import load_folder
-from dreamd.dream.refs import (
+from dreamd.dream.folder import refs
+from dreamd.dream.folder.inventory import load_folder
+from dreamd.dream.folder.refs import (
     RepoView,
     check_refs,
     extract_file_refs,

@@ -13,8 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dreamd.dream.model import MemoryFile, MemoryType
-from dreamd.dream.similarity import (
+from dreamd.dream.folder.similarity import (
     NEGATION_PAIRS,
     STOPWORDS,
     Pair,
@@ -36,6 +35,7 @@ from dreamd.dream.similarity import (
     signal_pairs,
     significant_words,
 )
+from dreamd.dream.model import MemoryFile, MemoryType
 from tests.conftest import SHARED_FIXTURES
 from tests.dream.factories import memory
 
@@ -625,7 +625,7 @@ def test_real_folders_give_the_all_pairs_result(source: Path | None, tmp_path: P
     """Every real memory folder: the search equals the all-pairs loop, survivors are kept."""
     if source is None:
         pytest.skip(f"shared memory fixtures not found at {MEMORY_FIXTURES}")
-    from dreamd.dream.inventory import load_folder
+    from dreamd.dream.folder.inventory import load_folder
 
     folder = tmp_path / source.name
     shutil.copytree(source, folder)
@@ -647,7 +647,7 @@ def test_real_near_duplicate_with_a_superseding_file_is_found(tmp_path: Path) ->
     source = MEMORY_FIXTURES / "4444J99__application-pipeline__claude-memory"
     if not source.is_dir():
         pytest.skip(f"shared memory fixtures not found at {source}")
-    from dreamd.dream.inventory import load_folder
+    from dreamd.dream.folder.inventory import load_folder
 
     folder = tmp_path / source.name
     shutil.copytree(source, folder)

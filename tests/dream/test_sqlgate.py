@@ -2,17 +2,29 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 
-from dreamd.dream.sqlgate import sql_gate
+from dreamd.dream.folder.refs import RepoView
+from dreamd.dream.gates.sql import SqlVerdict
+from dreamd.dream.gates.sql import sql_gate as gate
 from dreamd.stores import MemoryItem, Quote
 from tests.collect.test_collect_cli import PROMPTS, collect, data, session
 from tests.process import run_dreamd
 
 SOURCE = "source:claude-code:box:s1"
+OWN, OTHER = "claude-code:box:s1", "claude-code:box:other"
+NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
+
+
+def sql_gate(
+    new: list[tuple[str, MemoryItem | None]], accepted: list[tuple[str, MemoryItem | None]]
+) -> list[SqlVerdict]:
+    """The gate at ``NOW`` with no repository views."""
+    return gate(new, accepted, now=NOW, views={})
 
 
 def item(
@@ -61,9 +73,28 @@ def test_rejections() -> None:
     )
     assert [(v.op_key, v.status, v.reason) for v in verdicts] == [
         ("s", "rejected", "credential-shaped value"),
-        ("f", "rejected", "untraceable: a quote cites another session"),
-        ("n", "rejected", "untraceable: no quote cites the session"),
+        ("f", "rejected", f"untraceable: a quote cites {OTHER}:m0, not session {OWN}"),
+        ("n", "rejected", "untraceable: no quoted message"),
         ("x", "rejected", "malformed: the row holds no valid item"),
+    ]
+
+
+def test_the_sql_gate_applies_the_rules_of_every_gate() -> None:
+    """A row collected in the future, or whose references are all gone, is rejected as the
+    file gates reject it (the SQL gate used to accept both)."""
+    view = RepoView.build(Path("/repo"), ["src/app.py"], ["main"])
+    future = dataclasses.replace(item("Always lint first"), collected=date(2026, 12, 9))
+    gone = dataclasses.replace(item("Retry lives in `src/gone.py` now"), project="/repo")
+    kept = dataclasses.replace(item("Retry lives in `src/app.py` now"), project="/repo")
+    verdicts = gate([("f", future), ("g", gone), ("k", kept)], [], now=NOW, views={"/repo": view})
+    assert [(v.op_key, v.status, v.reason) for v in verdicts] == [
+        ("f", "rejected", "no provenance: collected 2026-12-09 is in the future"),
+        (
+            "g",
+            "rejected",
+            "stale at birth: every reference is missing from the repository (src/gone.py)",
+        ),
+        ("k", "accepted", "provenance, quotes and content check out"),
     ]
 
 

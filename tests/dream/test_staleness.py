@@ -11,8 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dreamd.dream.model import RefCheck
-from dreamd.dream.staleness import (
+from dreamd.dream.folder.staleness import (
     classify,
     consult_gate,
     consulted_terms,
@@ -25,6 +24,7 @@ from dreamd.dream.staleness import (
     parse_consult_log,
     prune_guard,
 )
+from dreamd.dream.model import RefCheck
 from tests.dream.factories import NOW, memory
 
 GONE = RefCheck(missing=("src/a.py",), symbols_missing=("load_all",))
@@ -180,7 +180,7 @@ class TestJudge:
 
 def test_untyped_memories_are_never_pruned() -> None:
     """A memory with front matter but no type is kept even when fully stale."""
-    from dreamd.dream.staleness import guard_untyped
+    from dreamd.dream.folder.staleness import guard_untyped
 
     m = memory(type=None)
     assert guard_untyped(m) == "no memory type: only project memories go stale"

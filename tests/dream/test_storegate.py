@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from dreamd.dream.execute import Executor, undo_run
-from dreamd.dream.refs import RepoView
-from dreamd.dream.storegate import (
+from dreamd.dream.folder.refs import RepoView
+from dreamd.dream.gates.flow import (
     Decision,
     StoreFiles,
     StoreRun,

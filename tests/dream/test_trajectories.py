@@ -24,9 +24,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dreamd.dream import trajectories
+from dreamd.dream.folder.inventory import load_folder
+from dreamd.dream.folder.refs import RepoView
 from dreamd.dream.gardener import DreamRequest, plan_folder, run_dream
-from dreamd.dream.inventory import load_folder
-from dreamd.dream.refs import RepoView
 from dreamd.dream.trajectories import (
     Evidence,
     Needle,

@@ -13,7 +13,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dreamd.dream.inventory import parse_memory_file
+from dreamd.dream.folder.inventory import parse_memory_file
 from dreamd.errors import StoreError
 from dreamd.fs import (
     MAX_NAME_BYTES,

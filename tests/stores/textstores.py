@@ -9,8 +9,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from dreamd.dream.graph import dream_graph
-from dreamd.dream.mdgate import dream_memory_md
+from dreamd.dream.gates.graph import dream_graph
+from dreamd.dream.gates.sectioned import dream_memory_md
 from dreamd.stores import MemoryItem, Receipt
 from dreamd.stores._sectioned import entries, insert_block, replace_lines
 from dreamd.stores.graph_jsonl import (

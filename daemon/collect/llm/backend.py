@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Protocol
 
-from dreamd.secrets import redact
 from dreamd.collect.signals import StopCollecting, WindowPending
 from dreamd.errors import DreamdError
+from dreamd.secrets import redact
 
 __all__ = [
     "Backend",

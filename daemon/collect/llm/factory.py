@@ -16,9 +16,9 @@ from pathlib import Path
 
 from dreamd.collect.llm.backend import Backend, BackendRefused
 from dreamd.collect.llm.extractor import LlmExtractor
-from dreamd.secrets import contains_secret
 from dreamd.config import Config
 from dreamd.errors import ConfigError
+from dreamd.secrets import contains_secret
 
 __all__ = ["build_backend", "build_extractor"]
 

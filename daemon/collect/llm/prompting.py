@@ -25,8 +25,8 @@ from typing import Any
 from dreamd import prompts
 from dreamd.collect.extract import Window
 from dreamd.collect.llm.backend import Request
-from dreamd.secrets import redact
 from dreamd.readers import Message, isoformat
+from dreamd.secrets import redact
 from dreamd.stores import MemoryItem
 
 __all__ = [

@@ -18,10 +18,11 @@ Invariants:
 
 from __future__ import annotations
 
-import re
 from typing import Literal, TypeVar
 
 import msgspec
+
+from dreamd.markdown import closes, opening
 
 __all__ = [
     "ANSWERS",
@@ -165,13 +166,13 @@ class InvalidAnswer(ValueError):
     """The model's answer is not one valid JSON object of the stage's type."""
 
 
-_FENCE = re.compile(r"^\s*```[A-Za-z]*\s*\n(?P<body>.*)\n\s*```\s*$", re.S)
-
-
 def _unfenced(text: str) -> str:
     """The text without one surrounding Markdown code fence, if it has one."""
-    match = _FENCE.match(text)
-    return match.group("body") if match else text
+    lines = text.strip().split("\n")
+    fence = opening(lines[0]) if len(lines) > 2 else None
+    if fence is None or not closes(lines[-1], fence):
+        return text
+    return "\n".join(lines[1:-1])
 
 
 def decode_answer(text: str, kind: type[T]) -> T:

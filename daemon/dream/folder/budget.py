@@ -38,7 +38,7 @@ from datetime import datetime, timedelta
 from functools import cache
 from pathlib import Path
 
-from dreamd.dream.indexfile import (
+from dreamd.dream.folder.indexfile import (
     ARCHIVE_NAME,
     INDEX_NAME,
     Entry,

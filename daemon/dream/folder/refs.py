@@ -26,6 +26,7 @@ from typing import Literal
 
 from dreamd.dream.model import MemoryFile, RefCheck
 from dreamd.fs import read_regular
+from dreamd.markdown import blank_fenced
 
 __all__ = [
     "FILE_EXTENSIONS",
@@ -220,7 +221,6 @@ _KEYWORDS: frozenset[str] = frozenset(
         *("def", "class", "new", "super", "self", "this", "assert", "import", "require"),
     }
 )
-_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.M | re.S)
 _WIKILINK = re.compile(r"\[\[[^\]\n]*\]\]")
 _LINK_TARGET = re.compile(r"\]\([^)\n]*\)")
 _FILE_NAME_AHEAD = re.compile(rf"\.(?i:{_EXT})(?![A-Za-z0-9_])")
@@ -246,9 +246,7 @@ def _symbol_text(text: str) -> str:
     Fenced blocks are dropped because they hold examples and commands far
     more often than the repository's own code.
     """
-    if "```" in text or "~~~" in text:
-        text = _FENCE.sub(_blank, text)
-    text = _without_urls(text)
+    text = _without_urls(blank_fenced(text))
     if "[[" in text:
         text = _WIKILINK.sub(_blank, text)
     if "](" in text:

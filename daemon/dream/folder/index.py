@@ -1,6 +1,6 @@
 """What the dream does to ``MEMORY.md``: rebuild it from the surviving files (seed 000 STEP 5).
 
-The index is read through the line model of ``dreamd.dream.indexfile``
+The index is read through the line model of ``dreamd.dream.folder.indexfile``
 (entries, mentions, headings, code, the trailer; every line kept as
 written); the rules below change only the lines a rule names.
 
@@ -29,7 +29,7 @@ only when the index has none. Existing entries keep their own words and
 separator; new entries use the separator most entries already use (the
 seed's ``--`` in a new index). Lines appended after a code block the user
 left open get a closing fence first, or they would be code. The single
-trailer line and the byte budget belong to ``dreamd.dream.budget``, which
+trailer line and the byte budget belong to ``dreamd.dream.folder.budget``, which
 ``rebuild`` runs after these rules.
 
 Invariants: every line no rule names is rendered byte for byte; rebuilding
@@ -45,8 +45,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal
 
-from dreamd.dream.budget import BudgetReport, InvariantReport, check_invariant, fit_budget
-from dreamd.dream.indexfile import (
+from dreamd.dream.folder.budget import BudgetReport, InvariantReport, check_invariant, fit_budget
+from dreamd.dream.folder.indexfile import (
     ARCHIVE_NAME,
     INDEX_NAME,
     Entry,
@@ -66,7 +66,7 @@ from dreamd.dream.indexfile import (
 )
 from dreamd.dream.model import MemoryFile
 
-# The line model and the parser are re-exported: ``dreamd.dream.index`` stays the one import
+# The line model and the parser are re-exported: ``dreamd.dream.folder.index`` stays the one import
 # for callers that rebuild an index and inspect the result.
 __all__ = [
     "ARCHIVE_NAME",

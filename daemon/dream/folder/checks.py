@@ -43,7 +43,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from dreamd.dream.manifests import PROJECT_VERSION_KEY, read_manifests
+from dreamd.dream.folder.manifests import PROJECT_VERSION_KEY, read_manifests
+from dreamd.markdown import fenced_flags
 from dreamd.stores._sectioned import SEED_SECTIONS  # seed 003 phase 4: the five sections
 
 __all__ = [
@@ -116,18 +117,7 @@ def _lines(text: str) -> list[str]:
     return re.findall(r"[^\n]*\n|[^\n]+$", text)
 
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
-
-
-def _fence_state(fence: str | None, line: str) -> str | None:
-    """The open fence after ``line``, given the one open before it (None: not in code)."""
-    marker = _FENCE.match(line)
-    if fence is None:
-        return marker.group(1) if marker else None
-    if marker is None or marker.group(1)[0] != fence[0] or len(marker.group(1)) < len(fence):
-        return fence
-    return None if not line[marker.end() :].strip() else fence
 
 
 def _prose_lines(text: str) -> Iterator[tuple[int, str]]:
@@ -135,10 +125,8 @@ def _prose_lines(text: str) -> Iterator[tuple[int, str]]:
 
     Blanking keeps every offset, so a match in the result is a match in the text.
     """
-    fence: str | None = None
-    for number, line in enumerate(_lines(text), start=1):
-        was_open, fence = fence, _fence_state(fence, line)
-        if was_open is None and fence is None:
+    for number, (line, fenced) in enumerate(fenced_flags(_lines(text)), start=1):
+        if not fenced:
             yield number, _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), line)
 
 
@@ -506,7 +494,6 @@ def sectioned_entries(text: str) -> list[Entry]:
     entries: list[Entry] = []
     section: str | None = None
     current: list[tuple[int, str]] = []
-    fence: str | None = None
 
     def close() -> None:
         if current and section is not None:
@@ -514,9 +501,8 @@ def sectioned_entries(text: str) -> list[Entry]:
             entries.append(Entry(section, current[0][0], current[-1][0], body))
         current.clear()
 
-    for number, line in enumerate(_lines(text), start=1):
-        was_open, fence = fence, _fence_state(fence, line)
-        if was_open is not None or fence is not None:
+    for number, (line, fenced) in enumerate(fenced_flags(_lines(text)), start=1):
+        if fenced:
             close()
             continue
         is_heading, opens = _seed_section(line)

@@ -2,10 +2,8 @@
 
 The sectioned ``MEMORY.md`` gate (``mdgate``) and the knowledge-graph gate
 (``graph``) judge collected items by the rules the folder and SQL gates use
-(issue 4 item 8, seed 002 hand-off): an item is rejected when it holds no
-valid item, a credential-shaped value, no quote of its own session, a
-collection day in the future, or references that are all gone at birth.
-Near-duplicates are decided by each gate against its own store.
+(``gates.rules``, issue 4 item 8, seed 002 hand-off). Near-duplicates are
+decided by each gate against its own store, by ``rules.near_duplicate``.
 
 ``run_gate`` is the flow both gates follow; each gate hands it only its
 format's decisions (a ``StorePlan``)::
@@ -15,8 +13,8 @@ format's decisions (a ``StorePlan``)::
     a file changed since it was read      -> flagged, nothing written
     trash records, then ledger, main file and holding file (the plan's ``commit``)
 
-``item_rejection``, ``as_memory``, ``is_near_duplicate`` and ``ledger_additions``
-are pure; the rest are I/O edges that go through the journaling ``Executor``
+Items are judged by ``gates.rules`` (``rejection``, ``near_duplicate``);
+``ledger_additions`` is pure; the rest are I/O edges that go through the journaling ``Executor``
 (so ``dreamd undo`` puts every byte back) and never delete: a gated record
 leaves the holding file only after it was copied into the ledger (accepted,
 merged) or the trash (rejected).
@@ -24,29 +22,18 @@ merged) or the trash (rejected).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from functools import lru_cache
+from datetime import datetime
 from pathlib import Path
 from typing import Generic, Literal, Protocol, TypeVar
 
-from dreamd.secrets import contains_secret
 from dreamd.dream.execute import CrashPoint, Executor
-from dreamd.dream.model import MEMORY_TYPES, MemoryFile, MemoryType, RefCheck
-from dreamd.dream.refs import RepoView, check_refs
-from dreamd.dream.similarity import is_duplicate_overlap, significant_words
-from dreamd.dream.sqlgate import rejection
-from dreamd.dream.staleness import classify
+from dreamd.dream.folder.refs import RepoView
 from dreamd.fs import read_if_present
-from dreamd.stores import MemoryItem
 
 __all__ = [
-    "COLLAPSE_OVERLAP",
-    "FUTURE_TOLERANCE",
-    "MIN_SHARED_WORDS",
     "Decision",
     "Held",
     "StoreFiles",
@@ -55,26 +42,12 @@ __all__ = [
     "TrashFile",
     "Verdict",
     "append_to",
-    "as_memory",
     "executor_for",
-    "is_near_duplicate",
-    "item_rejection",
     "ledger_additions",
     "linked",
-    "missing_refs",
-    "normalised",
     "run_gate",
     "scan_views",
 ]
-
-#: As the folder gate: the collector writes its local date, ``now`` is UTC.
-FUTURE_TOLERANCE = timedelta(days=1)
-#: Two texts sharing fewer significant words than this are never near-duplicates (one
-#: shared word out of two is half, but says nothing).
-MIN_SHARED_WORDS = 3
-#: What a store already holds collapses only when this share of the smaller text's words is
-#: shared (the gardener's dedup candidates start at 0.90; new items use seed 000's 0.6).
-COLLAPSE_OVERLAP = 0.9
 
 #: A gate's decision on one held record.
 Verdict = Literal["accept", "merge", "reject"]
@@ -128,34 +101,6 @@ class Decision(Generic[_H]):
         return f"{_VERBS[self.verdict]} {where} {went}: {self.reason}"
 
 
-def normalised(text: str) -> str:
-    """Case and whitespace folded: texts equal under it say the same thing."""
-    return " ".join(text.casefold().split())
-
-
-#: A gate compares each new statement with every entry or observation of its store: the word
-#: sets of those are computed once (per process) instead of once per comparison.
-_words = lru_cache(maxsize=1 << 16)(significant_words)
-
-
-def is_near_duplicate(a: str, b: str, *, threshold: float | None = None) -> float | None:
-    """The overlap of two statements when one duplicates the other, else None.
-
-    Equal after ``normalised``: 1.0. Otherwise at least ``MIN_SHARED_WORDS``
-    significant words shared and the seed's overlap rule met (``threshold``:
-    that share of the smaller set instead of seed 000's 0.6).
-    """
-    if normalised(a) == normalised(b):
-        return 1.0
-    ours, theirs = _words(a), _words(b)
-    shared, smaller = len(ours & theirs), min(len(ours), len(theirs))
-    if shared < MIN_SHARED_WORDS or smaller == 0:
-        return None
-    ratio = shared / smaller
-    met = ratio >= threshold if threshold is not None else is_duplicate_overlap(shared, smaller)
-    return ratio if met else None
-
-
 def ledger_additions(decisions: Iterable[Decision[_H]], known: Iterable[str]) -> list[Decision[_H]]:
     """The decisions whose records the ledger gains: accepted or merged, and not yet in it.
 
@@ -164,65 +109,6 @@ def ledger_additions(decisions: Iterable[Decision[_H]], known: Iterable[str]) ->
     """
     seen = set(known)
     return [d for d in decisions if d.verdict != "reject" and not set(d.keys) & seen]
-
-
-def as_memory(
-    path: Path,
-    name: str,
-    body: str,
-    *,
-    kind: str | None,
-    mtime: datetime,
-    description: str | None = None,
-) -> MemoryFile:
-    """A statement seen as the dream's rules see a memory file (for references and guards)."""
-    data = body.encode("utf-8", "surrogatepass")
-    typed: MemoryType | None = kind if kind in MEMORY_TYPES else None  # type: ignore[assignment]
-    return MemoryFile(
-        path=path,
-        name=name,
-        title=name,
-        description=description,
-        type=typed,
-        has_front_matter=True,
-        front_matter={},
-        body=body,
-        mtime=mtime,
-        size=len(data),
-        sha256=hashlib.sha256(data).hexdigest(),
-    )
-
-
-def missing_refs(check: RefCheck) -> str:
-    """The missing files and symbols of a reference check, for a reason or a flag."""
-    return ", ".join((*check.missing, *check.symbols_missing))
-
-
-def item_rejection(
-    item: MemoryItem | None, *, now: datetime, views: Mapping[str, RepoView], where: Path
-) -> str | None:
-    """Why a collected item must not enter its store, or None (``where``: the store's file).
-
-    Its references are checked against the view of its project, when ``views`` has one.
-    """
-    if item is None:
-        return "malformed: the record holds no valid item"
-    reason = rejection(item)
-    if reason is not None:
-        return reason
-    if contains_secret(item.source) or contains_secret(item.name):
-        return "credential-shaped value"
-    if item.collected > (now.astimezone(UTC) + FUTURE_TOLERANCE).date():
-        return f"no provenance: collected {item.collected.isoformat()} is in the future"
-    collected = datetime(item.collected.year, item.collected.month, item.collected.day, tzinfo=UTC)
-    memory = as_memory(
-        where, item.name, item.body, kind=item.type, mtime=collected, description=item.description
-    )
-    check = check_refs(memory, views.get(item.project) if item.project else None)
-    if classify(check) == "FULLY_STALE":
-        missing = missing_refs(check)
-        return f"stale at birth: every reference is missing from the repository ({missing})"
-    return None
 
 
 def scan_views(projects: Iterable[str | Path | None]) -> dict[str, RepoView]:

@@ -3,11 +3,11 @@
 Gate (``gate_pending``, pure), each pending line in order, as the other gates:
 
 - *rejected* (copied into ``.trash/<date>/<pending file>`` with its reason)
-  when ``item_rejection`` refuses the item (no valid item, secrets, quotes,
+  when ``rejection`` refuses the item (no valid item, secrets, quotes,
   provenance, stale at birth);
 - *merged* into the entity dreamd wrote under the same name (the body added
   as an observation unless one already says it), or into an entity dreamd
-  wrote that already states the body (``is_near_duplicate``, seed 000's
+  wrote that already states the body (``near_duplicate``, seed 000's
   0.6); either way the entity gains the item's provenance observation, so
   its sources are kept. When only an entity dreamd did not write states it,
   that line is left as it is: the item is merged, its sources kept in the
@@ -42,21 +42,23 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from dreamd.dream.execute import Executor
-from dreamd.dream.refs import RepoView, check_refs
-from dreamd.dream.staleness import judge
-from dreamd.dream.storegate import (
-    COLLAPSE_OVERLAP,
+from dreamd.dream.folder.refs import RepoView, check_refs
+from dreamd.dream.folder.staleness import judge
+from dreamd.dream.gates.flow import (
     Decision,
     StoreFiles,
     StoreRun,
     TrashFile,
     append_to,
-    as_memory,
-    is_near_duplicate,
-    item_rejection,
     ledger_additions,
-    missing_refs,
     run_gate,
+)
+from dreamd.dream.gates.rules import (
+    COLLAPSE_OVERLAP,
+    as_memory,
+    missing_refs,
+    near_duplicate,
+    rejection,
 )
 from dreamd.fs import read_if_present
 from dreamd.stores.graph_jsonl import (
@@ -141,7 +143,7 @@ def _twin(lines: Sequence[GraphLine], body: str) -> tuple[int, float] | None:
         if line.kind != "entity":
             continue
         for observation in body_observations(line):
-            ratio = is_near_duplicate(body, observation)
+            ratio = near_duplicate(body, observation)
             if ratio is not None and (best is None or (line.owned, ratio) > best[:2]):
                 best = (line.owned, ratio, index)
     return None if best is None else (best[2], best[1])
@@ -160,7 +162,7 @@ def _decide(
     if pending.keys and done is not None:
         return GraphDecision(pending, "accept", "already in the graph", done.name)
     item = pending.item
-    reason = item_rejection(item, now=now, views=views, where=where)
+    reason = rejection(item, now=now, views=views, where=where)
     if reason is not None:
         return GraphDecision(pending, "reject", reason)
     assert item is not None
@@ -169,7 +171,7 @@ def _decide(
     same = next((i for i, x in enumerate(lines) if x.owned and x.name.casefold() == named), None)
     if same is not None:
         line = lines[same]
-        said = any(is_near_duplicate(item.body, text) for text in body_observations(line))
+        said = any(near_duplicate(item.body, text) for text in body_observations(line))
         added = [provenance] if said else [item.body, provenance]
         lines[same] = parse_line(with_observations(line, [*line.observations, *added]))
         return GraphDecision(pending, "merge", "same name; sources kept", line.name)
@@ -224,7 +226,7 @@ def duplicate_observations(line: GraphLine) -> list[tuple[int, str]]:
                     found.append((index, "repeats a provenance observation"))
                     break
                 continue
-            ratio = is_near_duplicate(text, earlier, threshold=COLLAPSE_OVERLAP)
+            ratio = near_duplicate(text, earlier, threshold=COLLAPSE_OVERLAP)
             if ratio is not None:
                 found.append((index, f"duplicate observation (overlap {ratio:.2f})"))
                 break

@@ -4,10 +4,10 @@ Gate (``gate_records``, pure): each record of ``MEMORY.inbox.md`` is
 
 - *rejected* (copied into ``.trash/<date>/MEMORY.inbox.md`` with its reason)
   when it holds no valid item, its entry is not 1 to 3 lines ending in its own
-  ``[session]`` tag and listing its operation keys, or ``item_rejection``
+  ``[session]`` tag and listing its operation keys, or ``rejection``
   refuses the item (secrets, quotes, provenance, stale at birth);
 - *merged* when an entry of the same ``MEMORY.md`` section states the same
-  (``is_near_duplicate``, seed 000's 0.6): that entry keeps its words and
+  (``near_duplicate``, seed 000's 0.6): that entry keeps its words and
   gains the record's keys and session tag ("merge duplicates instead of
   appending", sources kept);
 - *accepted* otherwise: the entry, as held, becomes the last entry of its
@@ -39,25 +39,28 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from dreamd.secrets import contains_secret
-from dreamd.dream.checks import health_line
 from dreamd.dream.execute import Executor
-from dreamd.dream.refs import RepoView, check_refs
-from dreamd.dream.staleness import classify
-from dreamd.dream.storegate import (
-    COLLAPSE_OVERLAP,
+from dreamd.dream.folder.checks import health_line
+from dreamd.dream.folder.refs import RepoView, check_refs
+from dreamd.dream.folder.staleness import classify
+from dreamd.dream.gates.flow import (
     Decision,
     StoreFiles,
     StoreRun,
     TrashFile,
-    as_memory,
-    is_near_duplicate,
-    item_rejection,
     ledger_additions,
-    missing_refs,
     run_gate,
 )
+from dreamd.dream.gates.rules import (
+    COLLAPSE_OVERLAP,
+    DUPLICATE_OVERLAP,
+    as_memory,
+    missing_refs,
+    near_duplicate,
+    rejection,
+)
 from dreamd.fs import read_if_present
+from dreamd.secrets import contains_secret
 from dreamd.stores._codec import dumps_ascii
 from dreamd.stores._sectioned import (
     Entry,
@@ -149,7 +152,7 @@ def entry_problem(record: Record) -> str | None:
 
 
 def find_twin(
-    entry: Entry, index: Sequence[Entry], *, threshold: float | None = None
+    entry: Entry, index: Sequence[Entry], *, threshold: float = DUPLICATE_OVERLAP
 ) -> tuple[Entry, float] | None:
     """The entry of ``index`` in ``entry``'s section that says the same, best overlap first."""
     section = (entry.section or "").casefold()
@@ -158,7 +161,7 @@ def find_twin(
     for other in index:
         if other.first == entry.first or (other.section or "").casefold() != section:
             continue
-        ratio = is_near_duplicate(words, entry_words_text(other), threshold=threshold)
+        ratio = near_duplicate(words, entry_words_text(other), threshold=threshold)
         if ratio is not None and (best is None or ratio > best[1]):
             best = (other, ratio)
     return best
@@ -191,7 +194,7 @@ def gate_records(
             decisions.append(MdDecision(record, "accept", "already in MEMORY.md", done.section))
             continue
         item = record.item
-        reason = entry_problem(record) or item_rejection(item, now=now, views=views, where=where)
+        reason = entry_problem(record) or rejection(item, now=now, views=views, where=where)
         if reason is not None:
             decisions.append(MdDecision(record, "reject", reason))
             continue

@@ -67,6 +67,7 @@ __all__ = [
     "negation_signal",
     "nesting_pairs",
     "overlap_ratio",
+    "overlap_reaches",
     "same_object",
     "same_subject",
     "signal_between",
@@ -534,9 +535,14 @@ def age_key(memory: MemoryFile) -> tuple[float, str]:
     return (memory.mtime.timestamp(), memory.name)
 
 
+def overlap_reaches(shared: int, smaller: int, threshold: float) -> bool:
+    """Whether ``shared`` words reach ``threshold`` of the ``smaller`` set, in exact arithmetic."""
+    return _reaches(shared, smaller, _exact(threshold))
+
+
 def is_duplicate_overlap(shared: int, smaller: int) -> bool:
     """Seed 000 STEP 3, condition 2: at least 60 % of the smaller set's words are shared."""
-    return _reaches(shared, smaller, _exact(DUPLICATE_OVERLAP))
+    return overlap_reaches(shared, smaller, DUPLICATE_OVERLAP)
 
 
 def is_contradiction_overlap(shared: int, smaller: int) -> bool:

@@ -33,31 +33,30 @@ import hashlib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
 
-from dreamd.secrets import contains_secret
 from dreamd.dream.execute import Executor, sha256_of
-from dreamd.dream.inventory import is_topic_file_name, memory_type, parse_memory_file
-from dreamd.dream.model import MEMORY_TYPES, MemoryFile, MemoryType
-from dreamd.dream.refs import RepoView, check_refs
-from dreamd.dream.similarity import (
-    is_duplicate_overlap,
-    same_subject,
-    significant_words,
+from dreamd.dream.folder.inventory import is_topic_file_name, memory_type, parse_memory_file
+from dreamd.dream.folder.refs import RepoView
+from dreamd.dream.folder.similarity import overlap_ratio, same_subject, significant_words
+from dreamd.dream.gates.rules import (
+    credential_reason,
+    future_reason,
+    near_duplicate,
+    quotes_reason,
+    stale_at_birth_reason,
 )
-from dreamd.dream.staleness import classify
+from dreamd.dream.model import MEMORY_TYPES, MemoryFile, MemoryType
 from dreamd.fs import read_if_present, slugify
 
 __all__ = [
-    "FUTURE_TOLERANCE",
     "INBOX",
     "MAX_INBOX_ITEM_BYTES",
     "MAX_NAME_SUFFIX",
-    "MIN_QUOTES",
     "GateDecision",
     "InboxItem",
     "Verdict",
@@ -78,11 +77,6 @@ __all__ = [
 INBOX = ".inbox"
 #: An inbox file larger than this is no collected item (the store caps items at 4 MiB).
 MAX_INBOX_ITEM_BYTES = 4 * 1024 * 1024
-#: Seed 002 / issue 4: an item is traceable only through at least one quoted message.
-MIN_QUOTES = 1
-#: A ``collected`` day this far past ``now`` is not a real collection day. One day, because
-#: the collector writes its local date and ``now`` is UTC.
-FUTURE_TOLERANCE = timedelta(days=1)
 #: How many ``-N`` suffixes to try for an accepted item's name.
 MAX_NAME_SUFFIX = 10_000
 
@@ -217,15 +211,16 @@ def check_secrets(data: bytes) -> None:
     The whole text is scanned (every front matter field, every quote, the
     body); the reason never repeats the value.
     """
-    if contains_secret(data.decode("utf-8", errors="replace")):
-        raise _Rejected("credential-shaped value")
+    reason = credential_reason([data.decode("utf-8", errors="replace")])
+    if reason is not None:
+        raise _Rejected(reason)
 
 
 def check_provenance(metadata: Mapping[str, Any], now: datetime) -> str:
     """Seed 002 / issue 4 item 4: ``source:<tool>:<machine>:<session>`` and a collection day.
 
     Returns ``<tool>:<machine>:<session>``. A ``collected`` day later than
-    ``now`` (plus ``FUTURE_TOLERANCE``) is not a collection that happened.
+    ``now`` (``rules.future_reason``) is not a collection that happened.
     """
     source = metadata.get("source")
     if source is None:
@@ -236,8 +231,9 @@ def check_provenance(metadata: Mapping[str, Any], now: datetime) -> str:
     collected = _day(metadata.get("collected"))
     if collected is None:
         raise _Rejected("no provenance: metadata.collected is not a date")
-    if collected > (now.astimezone(UTC) + FUTURE_TOLERANCE).date():
-        raise _Rejected(f"no provenance: collected {collected.isoformat()} is in the future")
+    reason = future_reason(collected, now)
+    if reason is not None:
+        raise _Rejected(reason)
     return match["session"]
 
 
@@ -257,32 +253,29 @@ def _day(value: object) -> date | None:
 def check_quotes(metadata: Mapping[str, Any], session: str) -> None:
     """Seed 002: quotes cite ``<tool>:<machine>:<session>:<message>`` of the item's own session.
 
-    At least ``MIN_QUOTES`` quote, each a mapping with a ``message`` id and
+    At least one quote, each a mapping with a ``message`` id and
     a ``text``; a quote from another session would make the provenance lie.
     """
     quotes = metadata.get("quotes")
-    if not isinstance(quotes, list) or len(quotes) < MIN_QUOTES:
-        raise _Rejected("untraceable: no quoted message")
-    for quote in quotes:
+    cited: list[str] = []
+    for quote in quotes if isinstance(quotes, list) else ():
         if not isinstance(quote, dict) or not isinstance(quote.get("text"), str):
             raise _Rejected("untraceable: a quote is not a message id and a text")
         message = quote.get("message")
-        match = _MESSAGE_ID.match(message) if isinstance(message, str) else None
-        if match is None:
+        if not isinstance(message, str) or _MESSAGE_ID.match(message) is None:
             raise _Rejected("untraceable: a quote does not cite tool:machine:session:message")
-        if match["session"] != session:
-            raise _Rejected(f"untraceable: a quote cites {message}, not session {session}")
+        cited.append(message)
+    reason = quotes_reason(cited, session)
+    if reason is not None:
+        raise _Rejected(reason)
 
 
 def check_refs_at_birth(memory: MemoryFile, view: RepoView | None) -> None:
     """Seed 000 STEP 2 applied at the gate: an item whose references are all missing is stale
     at birth (FULLY_STALE) and rejected. Unverifiable references, or none, are fine."""
-    check = check_refs(memory, view)
-    if classify(check) == "FULLY_STALE":
-        missing = ", ".join((*check.missing, *check.symbols_missing))
-        raise _Rejected(
-            f"stale at birth: every reference is missing from the repository ({missing})"
-        )
+    reason = stale_at_birth_reason(memory, view)
+    if reason is not None:
+        raise _Rejected(reason)
 
 
 def _normalised(text: str) -> str:
@@ -302,25 +295,26 @@ def find_duplicate(
     """Seed 000 STEP 3 at the gate: the existing memory the new one duplicates, and why.
 
     Same type, and either an identical name or the duplicate rule (same
-    subject, at least ``DUPLICATE_OVERLAP`` of the smaller body's significant
-    words shared). Among several, the highest overlap wins, then the file name.
+    subject and ``rules.near_duplicate`` bodies). Among several, the highest
+    overlap wins, then the file name.
     """
-    words = significant_words(memory.body)
     found: list[tuple[float, str, MemoryFile, str]] = []
     for other in existing:
         if other.type != memory.type:
             continue
-        theirs = significant_words(other.body)
-        shared, smaller = len(words & theirs), min(len(words), len(theirs))
-        ratio = shared / smaller if smaller else 0.0
+        ratio = near_duplicate(memory.body, other.body)
         if _names_match(memory, other):
-            found.append((ratio, other.name, other, "same name"))
-        elif is_duplicate_overlap(shared, smaller) and same_subject(memory, other):
+            found.append((ratio or _overlap(memory, other), other.name, other, "same name"))
+        elif ratio is not None and same_subject(memory, other):
             found.append((ratio, other.name, other, f"near-duplicate (overlap {ratio:.2f})"))
     if not found:
         return None
     best = max(found, key=lambda entry: (entry[0], entry[1]))
     return best[2], best[3]
+
+
+def _overlap(a: MemoryFile, b: MemoryFile) -> float:
+    return overlap_ratio(significant_words(a.body), significant_words(b.body))
 
 
 def target_name(kind: MemoryType, name: str, taken: Iterable[str]) -> str:

@@ -3,8 +3,8 @@
 A real index is more than a link list (issue 3, item 7): users write a title,
 ``##`` sections, prose notes and plain bullets between the links.
 ``parse_index`` keeps every line as written and says what it is; the rules
-that change an index live in ``dreamd.dream.index`` (the rebuild) and
-``dreamd.dream.budget`` (the byte budget), both on top of this model.
+that change an index live in ``dreamd.dream.folder.index`` (the rebuild) and
+``dreamd.dream.folder.budget`` (the byte budget), both on top of this model.
 
 Vocabulary:
 
@@ -34,6 +34,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Final, Literal
 from urllib.parse import unquote
+
+from dreamd.markdown import fence_after
 
 __all__ = [
     "ARCHIVE_NAME",
@@ -67,7 +69,6 @@ _INDEX_NAMES = frozenset({"memory.md", "memory-archive.md"})
 _BRACKET = re.compile(r"\\.|[\[\]]")
 _TARGET_STOP = re.compile(r"[\s()]")
 _HEADING = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<text>.*?)(?:[ \t]+#+)?[ \t]*$")
-_FENCE = re.compile(r"^[ \t]{0,3}(?P<fence>`{3,}|~{3,})")
 _TRAILER = re.compile(r"^>[ \t]*\d+[ \t]+memory[ \t]+files?\b", re.IGNORECASE)
 _WIKILINK = re.compile(r"\[\[(?P<stem>[^\[\]|#\n]+)(?:[#|][^\[\]\n]*)?\]\]")
 
@@ -199,12 +200,11 @@ def _classify(raw_lines: Sequence[str]) -> Iterator[IndexLine]:
     seen_content = False
     for text in raw_lines:
         if fence is not None:
-            fence = None if _closes(text, fence) else fence
+            fence = fence_after(fence, text)
             yield IndexLine(text, "code")
             continue
-        opening = _FENCE.match(text)
-        if opening:
-            fence = opening["fence"]
+        fence = fence_after(None, text)
+        if fence is not None:
             seen_content = True
             yield IndexLine(text, "code")
             continue
@@ -223,24 +223,10 @@ def close_open_fence(index: Index) -> Index:
     for line in index.lines:
         if line.kind != "code":
             continue
-        if fence is None:
-            opening = _FENCE.match(line.text)
-            fence = opening["fence"] if opening else None
-        elif _closes(line.text, fence):
-            fence = None
+        fence = fence_after(fence, line.text)
     if fence is None:
         return index
     return index.with_lines([*index.lines, IndexLine(fence[0] * len(fence), "code")])
-
-
-def _closes(text: str, fence: str) -> bool:
-    """Whether a line closes a fenced block opened with ``fence``."""
-    stripped = text.strip()
-    return (
-        len(stripped) >= len(fence)
-        and set(stripped) == {fence[0]}
-        and len(text) - len(text.lstrip(" ")) <= 3
-    )
 
 
 def parse_line(text: str, *, first: bool = False) -> IndexLine:

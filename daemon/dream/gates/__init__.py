@@ -1,0 +1,1 @@
+"""The validate gates: one module per store over the shared rules in ``gates.rules``."""
