@@ -24,7 +24,6 @@ from dreamd.collect.cursor_json import import_cursor
 from dreamd.collect.report import report_text
 from dreamd.config import Settings, load_settings
 from dreamd.dream.report import markdown, to_json
-from dreamd.dream.run import undo_job
 from dreamd.errors import DreamdError
 from dreamd.jobs import (
     JobContext,
@@ -34,7 +33,7 @@ from dreamd.jobs import (
     run_collect,
     run_dream,
     selection_policy,
-    sql_store_to_gate,
+    undo_dream,
 )
 from dreamd.logs import configure_logging, get_logger, log_file_setting
 from dreamd.readers import READERS
@@ -195,9 +194,8 @@ def dream(
 def undo(run_id: str, config_path: Path | None) -> None:
     """Put back everything one dream run moved or rewrote, byte for byte."""
     settings, state = _setup(config_path)
-    restored = undo_job(
-        run_id, state=state, state_dir=settings.data_dir, sql=sql_store_to_gate(settings)
-    )
+    context = JobContext(settings, state, os.environ, Path.home())
+    restored = undo_dream(context, run_id)
     click.echo(f"restored {len(restored)} file(s) changed by run {run_id}")
 
 

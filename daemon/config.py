@@ -23,13 +23,13 @@ import platformdirs
 
 from dreamd.errors import ConfigError
 from dreamd.readers import READERS
+from dreamd.stores.registry import STORES, StoreContext, StoreSpec, StoreTable
 
 __all__ = [
     "CollectConfig",
     "Config",
     "DreamConfig",
     "ExtractorsConfig",
-    "FileStoreConfig",
     "ServiceConfig",
     "Settings",
     "SourceConfig",
@@ -105,21 +105,8 @@ class DreamConfig(_Table):
     index_budget_bytes: int = 17408
 
 
-class SqlStoreConfig(_Table):
-    url: str | None = None
-
-
-class FileStoreConfig(_Table):
-    """A store kept in one file: ``[stores.memory-md]``, ``[stores.graph]``."""
-
-    path: str | None = None  # absolute, or under ~/
-    repo: str | None = None  # the project its references are checked against (optional)
-
-
-class StoresConfig(_Table):
-    sql: SqlStoreConfig = msgspec.field(default_factory=SqlStoreConfig)
-    memory_md: FileStoreConfig = msgspec.field(default_factory=FileStoreConfig, name="memory-md")
-    graph: FileStoreConfig = msgspec.field(default_factory=FileStoreConfig)
+def _default_store_tables() -> dict[str, StoreTable]:
+    return {name: spec.table() for name, spec in STORES.items()}
 
 
 class ServiceConfig(_Table):
@@ -135,7 +122,8 @@ class Config(_Table):
     sources: dict[str, SourceConfig] = msgspec.field(default_factory=dict)
     collect: CollectConfig = msgspec.field(default_factory=CollectConfig)
     dream: DreamConfig = msgspec.field(default_factory=DreamConfig)
-    stores: StoresConfig = msgspec.field(default_factory=StoresConfig)
+    #: ``[stores.<name>]`` tables, each read into its store's own table type (see ``STORES``).
+    stores: dict[str, StoreTable] = msgspec.field(default_factory=_default_store_tables)
     service: ServiceConfig = msgspec.field(default_factory=ServiceConfig)
     extractors: ExtractorsConfig = msgspec.field(default_factory=ExtractorsConfig)
 
@@ -159,11 +147,13 @@ def parse_config(text: str, path: Path | None = None) -> Config:
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(path, None, f"not valid TOML: {error}") from None
     sources = raw.pop("sources", {})
+    stores = raw.pop("stores", {})
     config = _convert(raw, Config, path, prefix="")
     if not isinstance(sources, dict):
         raise ConfigError(path, "sources", "must be a table of tool tables")
     for tool, table in sources.items():
         config.sources[tool] = _convert(table, SourceConfig, path, prefix=f"sources.{tool}")
+    config.stores.update(_store_tables(stores, path))
     _check_ranges(config, path)
     _check_sources(config, path)
     _check_stores(config, path)
@@ -258,27 +248,30 @@ def _check_schedules(config: Config, path: Path | None) -> None:
             raise ConfigError(path, key, f"not a cron schedule: {error}") from None
 
 
-#: Store names ``collect.stores`` may list, and the file store tables they need.
-STORE_NAMES = ("claude-memory", "sql", "memory-md", "graph")
-_FILE_STORES = {"memory-md": "memory_md", "graph": "graph"}
+def _store_tables(raw: object, path: Path | None) -> dict[str, StoreTable]:
+    """Each ``[stores.<name>]`` table read into its store's table type."""
+    if not isinstance(raw, dict):
+        raise ConfigError(path, "stores", "must be a table of store tables")
+    tables: dict[str, StoreTable] = {}
+    for name, table in raw.items():
+        spec = STORES.get(name)
+        if spec is None:
+            raise ConfigError(path, f"stores.{name}", "unknown key")
+        tables[name] = _convert(table, spec.table, path, prefix=f"stores.{name}")
+    return tables
 
 
 def _check_stores(config: Config, path: Path | None) -> None:
-    """Known store names; a file store named in ``collect.stores`` has an absolute path."""
+    """Known store names in ``collect.stores``; each store's own checks of its table."""
     for index, name in enumerate(config.collect.stores):
-        if name not in STORE_NAMES:
-            known = ", ".join(STORE_NAMES)
+        if name not in STORES:
+            known = ", ".join(STORES)
             raise ConfigError(path, f"collect.stores[{index}]", f"unknown store {name!r} ({known})")
-    for name, attribute in _FILE_STORES.items():
-        table: FileStoreConfig = getattr(config.stores, attribute)
-        for key in ("path", "repo"):
-            value = getattr(table, key)
-            if value is not None and not Path(value).expanduser().is_absolute():
-                raise ConfigError(path, f"stores.{name}.{key}", "must be absolute or start with ~/")
-        if name in config.collect.stores and not table.path:
-            raise ConfigError(
-                path, f"stores.{name}.path", f"collect.stores lists {name!r}: give its file"
-            )
+    for name, spec in STORES.items():
+        problem = spec.check(config.stores[name], name in config.collect.stores)
+        if problem is not None:
+            key, why = problem
+            raise ConfigError(path, f"stores.{name}.{key}", why)
 
 
 def _check_sources(config: Config, path: Path | None) -> None:
@@ -304,21 +297,13 @@ class Settings:
     def state_db(self) -> Path:
         return self.data_dir / "state.db"
 
-    def store_file(self, name: str) -> tuple[Path, Path | None] | None:
-        """(file, repository) of file store ``name`` (``memory-md``, ``graph``) when it is
-        listed in ``collect.stores``."""
-        if name not in self.config.collect.stores or name not in _FILE_STORES:
-            return None
-        table: FileStoreConfig = getattr(self.config.stores, _FILE_STORES[name])
-        if table.path is None:
-            return None
-        repo = Path(table.repo).expanduser() if table.repo else None
-        return Path(table.path).expanduser(), repo
+    def listed_stores(self) -> list[tuple[StoreSpec, StoreTable]]:
+        """The stores ``collect.stores`` lists, in its order, each with its table."""
+        return [(STORES[name], self.config.stores[name]) for name in self.config.collect.stores]
 
-    @property
-    def sql_url(self) -> str:
-        """The SQL store's URL: ``[stores.sql] url``, else SQLite in the data dir."""
-        return self.config.stores.sql.url or f"sqlite:///{self.data_dir / 'memory.db'}"
+    def store_context(self, env: Mapping[str, str], home: Path) -> StoreContext:
+        """Where this configuration's stores live, for one environment."""
+        return StoreContext(data_dir=self.data_dir, machine=self.machine, home=home, env=env)
 
 
 def default_config_path(env: Mapping[str, str]) -> Path:

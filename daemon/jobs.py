@@ -19,12 +19,11 @@ from dreamd.collect.collector import CollectRequest, CollectResult
 from dreamd.collect.run import collect_job
 from dreamd.config import Settings
 from dreamd.dream.gardener import DreamRequest, default_budget
-from dreamd.dream.run import DreamOutcome, dream_job
-from dreamd.dream.textstores import configured_text_stores
+from dreamd.dream.run import DreamOutcome, dream_job, undo_job
+from dreamd.dream.stores import GatedStore, close_stores, gated_stores
 from dreamd.lock import pipeline_lock
 from dreamd.selection import SelectionPolicy
 from dreamd.statedb import StateDB
-from dreamd.stores.sql import SqlStore
 
 __all__ = [
     "JobContext",
@@ -34,7 +33,7 @@ __all__ = [
     "new_run_id",
     "run_collect",
     "run_dream",
-    "sql_store_to_gate",
+    "undo_dream",
 ]
 
 
@@ -104,16 +103,6 @@ def dream_request(
     )
 
 
-def sql_store_to_gate(settings: Settings) -> SqlStore | None:
-    """The configured SQL store, if there is one to gate (a missing SQLite file means none yet)."""
-    if "sql" not in settings.config.collect.stores:
-        return None
-    url = settings.sql_url
-    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
-        return None
-    return SqlStore(url, host=settings.machine)
-
-
 @dataclass(frozen=True, slots=True)
 class JobContext:
     """Where and how a job runs: the same for every job a command or the service starts.
@@ -162,9 +151,9 @@ def run_dream(
     """
     settings = context.settings
     (context.catalog or Catalog(context.state, settings.source_roots)).scan(progress=progress)
-    sql = sql_store_to_gate(settings)
     lock = pipeline_lock(settings.data_dir, "dream")
     lock.acquire(wait=context.lock_wait, cancelled=context.cancelled)
+    stores = _gated(context)
     try:
         with lock:
             return dream_job(
@@ -173,9 +162,25 @@ def run_dream(
                 state_dir=settings.data_dir,
                 env=context.env,
                 home=context.home,
-                sql=sql,
-                texts=configured_text_stores(settings),
+                stores=stores,
             )
     finally:
-        if sql is not None:
-            sql.close()
+        close_stores(stores)
+
+
+def undo_dream(context: JobContext, run_id: str) -> list[str]:
+    """Put back everything one dream run changed (see ``undo_job``)."""
+    stores = _gated(context)
+    try:
+        return undo_job(
+            run_id, state=context.state, state_dir=context.settings.data_dir, stores=stores
+        )
+    finally:
+        close_stores(stores)
+
+
+def _gated(context: JobContext) -> list[GatedStore]:
+    """The configured stores the dream gates besides the memory folders."""
+    settings = context.settings
+    store_context = settings.store_context(context.env, context.home)
+    return gated_stores(settings.listed_stores(), store_context)

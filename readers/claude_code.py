@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -50,11 +50,13 @@ from typing import Any
 
 import msgspec
 
+from dreamd.agentdirs import claude_config_dirs, unique_paths
+
 from ._common import discover_files, load_bytes, unresolved
 from ._model import Conversation, Message, Role, SessionRef, Unresolved
 from ._parse import decode_json_lines, parse_timestamp, strip_tagged_blocks
 
-__all__ = ["READER", "ClaudeCodeReader", "claude_dir", "config_dirs"]
+__all__ = ["READER", "ClaudeCodeReader"]
 
 TOOL = "claude-code"
 
@@ -114,65 +116,9 @@ _QUEUE_MARK = b'"queue'
 # --- Where sessions live ----------------------------------------------------------
 
 
-def config_dirs(env: Mapping[str, str], home: Path) -> tuple[Path, ...]:
-    """Claude Code's config directories, the one it writes to now first.
-
-    Claude Code keeps everything under one config directory, ``~/.claude``
-    unless ``CLAUDE_CONFIG_DIR`` names another. Versions 1.0.28-1.0.3x wrote to
-    ``$XDG_CONFIG_HOME/claude`` (``~/.config/claude``) for a while, so that
-    legacy place is listed too when no config dir is set.
-    """
-    configured = env.get("CLAUDE_CONFIG_DIR", "").strip()
-    if configured:
-        dirs = [_expand_home(part, home) for part in _config_dir_list(configured, home)]
-    else:
-        xdg = env.get("XDG_CONFIG_HOME", "").strip()
-        xdg_root = _expand_home(xdg, home) if xdg else home / ".config"
-        dirs = [home / ".claude", xdg_root / "claude"]
-    return _unique_paths(dirs)
-
-
-def claude_dir(env: Mapping[str, str], home: Path) -> Path:
-    """The config directory Claude Code uses now (its memory folders live under it)."""
-    return config_dirs(env, home)[0]
-
-
 def default_roots(env: Mapping[str, str], home: Path) -> tuple[Path, ...]:
-    """``projects`` under each of ``config_dirs``: where Claude Code keeps sessions."""
-    return _unique_paths(directory / "projects" for directory in config_dirs(env, home))
-
-
-def _config_dir_list(value: str, home: Path) -> list[str]:
-    """One config dir, or several when a comma-separated list was set.
-
-    Claude Code itself reads one directory. Usage tools (ccusage) accept a
-    comma-separated list in the same variable, so a value that is not itself
-    a directory but contains commas is read as such a list.
-    """
-    if "," not in value or _expand_home(value, home).is_dir():
-        return [value]
-    return [part.strip() for part in value.split(",") if part.strip()]
-
-
-def _expand_home(value: str, home: Path) -> Path:
-    """``~`` and ``~/...`` against the given HOME (never the process's own)."""
-    if value == "~":
-        return home
-    if value.startswith("~/"):
-        return home / value[2:]
-    return Path(value)
-
-
-def _unique_paths(paths: Iterable[Path]) -> tuple[Path, ...]:
-    """Paths in order, dropping any that resolves to one already listed."""
-    seen: set[str] = set()
-    result: list[Path] = []
-    for path in paths:
-        real = os.path.realpath(path)
-        if real not in seen:
-            seen.add(real)
-            result.append(path)
-    return tuple(result)
+    """``projects`` under each of Claude Code's config directories: where it keeps sessions."""
+    return unique_paths(directory / "projects" for directory in claude_config_dirs(env, home))
 
 
 def _is_transcript_name(name: str) -> bool:

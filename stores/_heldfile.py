@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Generic, Protocol, TypeVar
 
+from dreamd.agentdirs import expand_home
 from dreamd.errors import StoreError
 from dreamd.fs import (
     check_name,
@@ -54,15 +55,19 @@ from dreamd.fs import (
 from ._codec import key_hash
 from ._item import MemoryItem, Receipt
 from ._protocol import Capabilities, HeldItem
+from ._registry import StoreTable
 from .memory import ITEM_FIELDS
 
 __all__ = [
     "STALE_TEMP_SECONDS",
+    "FileStoreTable",
     "HeldFileStore",
     "HeldRecord",
     "Shown",
+    "check_file_table",
     "holding_name",
     "ledger_name",
+    "located",
     "sidecar_name",
 ]
 
@@ -326,3 +331,31 @@ class HeldFileStore(ABC, Generic[R]):
             older_than=STALE_TEMP_SECONDS,
             prefix=f".{self.holding_name}.",
         )
+
+
+class FileStoreTable(StoreTable):
+    """A store kept in one file: ``[stores.memory-md]``, ``[stores.graph]``."""
+
+    path: str | None = None  # absolute, or under ~/
+    repo: str | None = None  # the project its references are checked against (optional)
+
+
+def located(table: FileStoreTable, home: Path) -> tuple[Path, Path | None] | None:
+    """(file, repository) of a one-file store, ``~`` read against ``home``; None without a file."""
+    if table.path is None:
+        return None
+    repo = expand_home(table.repo, home) if table.repo else None
+    return expand_home(table.path, home), repo
+
+
+def check_file_table(table: FileStoreTable, listed: bool) -> tuple[str, str] | None:
+    """Absolute paths (or ``~/``); a store listed in ``collect.stores`` needs its file."""
+    for key in ("path", "repo"):
+        value = getattr(table, key)
+        if value is not None and not (
+            value == "~" or value.startswith("~/") or Path(value).is_absolute()
+        ):
+            return key, "must be absolute or start with ~/"
+    if listed and not table.path:
+        return "path", "collect.stores lists this store: give its file"
+    return None

@@ -30,14 +30,16 @@ Rules (seed 002 phase 4, SPEC "Stores", issue 4 item 4):
 
 from __future__ import annotations
 
+import re
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from dreamd.agentdirs import claude_dir
 from dreamd.errors import StoreError
 from dreamd.fs import (
     digest,
@@ -56,12 +58,16 @@ from dreamd.fs import (
 
 from ._item import MemoryItem, Quote, Receipt
 from ._protocol import Capabilities, HeldItem
+from ._registry import StoreContext, StoreSpec, StoreTable
 from .memory import ITEM_FIELDS
 
 __all__ = [
     "INBOX",
+    "SPEC",
     "ClaudeMemoryStore",
+    "ClaudeMemoryTable",
     "file_names",
+    "memory_folder_for",
     "parse_item",
     "render_item",
     "stored_op_keys",
@@ -418,3 +424,38 @@ def _quotes(value: object) -> tuple[Quote, ...]:
             raise ValueError("a quote is not a mapping")
         quotes.append(Quote(_text(entry, "message"), _text(entry, "text")))
     return tuple(quotes)
+
+
+# --- the registry's entry ----------------------------------------------------------------------
+
+
+class ClaudeMemoryTable(StoreTable):
+    """``[stores.claude-memory]``: nothing to set yet (the folder follows Claude Code's own)."""
+
+
+def memory_folder_for(project: str, claude: Path, known: Mapping[str, Path]) -> Path:
+    """The Claude Code memory folder of ``project``.
+
+    ``known`` maps project paths to the transcript folders whose sessions
+    recorded them; otherwise the folder is named the way Claude Code names
+    it (every character but letters and digits becomes ``-``).
+    """
+    folder = known.get(project)
+    if folder is None:
+        folder = claude / "projects" / re.sub(r"[^A-Za-z0-9]", "-", project)
+    return folder / "memory"
+
+
+def _open(
+    table: ClaudeMemoryTable, context: StoreContext, project: str | None, create: bool
+) -> ClaudeMemoryStore | None:
+    if not project:
+        return None
+    claude = claude_dir(context.env, context.home)
+    return ClaudeMemoryStore(memory_folder_for(project, claude, context.claude_projects))
+
+
+#: The registry's entry (``dreamd.stores.registry``): one folder per session's project.
+SPEC = StoreSpec(
+    name="claude-memory", table=ClaudeMemoryTable, gate="folder", per_project=True, open=_open
+)

@@ -45,11 +45,22 @@ from typing import Any, Literal
 from dreamd.errors import StoreError
 
 from ._codec import dumps_ascii, loads, op_keys_from_json, record_from_json, record_to_json
-from ._heldfile import HeldFileStore, Shown, holding_name, ledger_name, sidecar_name
+from ._heldfile import (
+    FileStoreTable,
+    HeldFileStore,
+    Shown,
+    check_file_table,
+    holding_name,
+    ledger_name,
+    located,
+    sidecar_name,
+)
 from ._item import MemoryItem
+from ._registry import StoreContext, StoreSpec
 
 __all__ = [
     "PROVENANCE_PREFIX",
+    "SPEC",
     "GraphLine",
     "GraphStore",
     "Pending",
@@ -284,3 +295,21 @@ class GraphStore(HeldFileStore[Pending]):
     def _shown(self, data: bytes) -> list[Shown]:
         """The owned entities of the graph, with the keys their provenance lists."""
         return [Shown(line.op_keys, line.raw) for line in parse_graph(data) if line.owned]
+
+
+def _open(
+    table: FileStoreTable, context: StoreContext, project: str | None, create: bool
+) -> GraphStore | None:
+    found = located(table, context.home)
+    return None if found is None else GraphStore(found[0])
+
+
+#: The registry's entry (``dreamd.stores.registry``).
+SPEC = StoreSpec(
+    name="graph",
+    table=FileStoreTable,
+    gate="graph",
+    per_project=False,
+    open=_open,
+    check=check_file_table,
+)

@@ -44,13 +44,17 @@ from dreamd.errors import StoreError
 
 from ._codec import dumps_ascii, loads, record_from_json, record_to_json
 from ._heldfile import (
+    FileStoreTable,
     HeldFileStore,
     Shown,
+    check_file_table,
     holding_name,
     ledger_name,
+    located,
     sidecar_name,
 )
 from ._item import MemoryItem
+from ._registry import StoreContext, StoreSpec
 from ._sectioned import (
     Entry,
     entries,
@@ -65,6 +69,7 @@ __all__ = [
     "DEFAULT_SECTION",
     "HOLDING_HEADER",
     "LEDGER_HEADER",
+    "SPEC",
     "MemoryMdStore",
     "Record",
     "decode",
@@ -244,3 +249,21 @@ class MemoryMdStore(HeldFileStore[Record]):
             for entry in entries(decode(data))
             if (tail := entry.tail).op_keys
         ]
+
+
+def _open(
+    table: FileStoreTable, context: StoreContext, project: str | None, create: bool
+) -> MemoryMdStore | None:
+    found = located(table, context.home)
+    return None if found is None else MemoryMdStore(found[0])
+
+
+#: The registry's entry (``dreamd.stores.registry``).
+SPEC = StoreSpec(
+    name="memory-md",
+    table=FileStoreTable,
+    gate="sectioned",
+    per_project=False,
+    open=_open,
+    check=check_file_table,
+)

@@ -65,6 +65,7 @@ from ._postgres import (
     try_lease,
 )
 from ._protocol import Capabilities, HeldItem
+from ._registry import StoreContext, StoreSpec, StoreTable
 from ._sqlschema import (
     MAX_OP_KEY,
     MIGRATIONS,
@@ -85,9 +86,12 @@ from .memory import ITEM_FIELDS
 __all__ = [
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "SPEC",
     "STATUS_NEW",
     "DreamLease",
     "SqlStore",
+    "SqlTable",
+    "default_url",
     "memory_item",
     "memory_item_op",
     "metadata",
@@ -486,3 +490,32 @@ def _drop(connection: Connection) -> None:
         connection.invalidate()
     with suppress(SQLAlchemyError):
         connection.close()
+
+
+# --- the registry's entry ----------------------------------------------------------------------
+
+
+class SqlTable(StoreTable):
+    """``[stores.sql]``: a SQLAlchemy URL (SQLite in the data dir by default; PostgreSQL
+    to share one store between machines)."""
+
+    url: str | None = None
+
+
+def default_url(table: SqlTable, data_dir: Path) -> str:
+    """The store's URL: ``[stores.sql] url``, else SQLite in the data dir."""
+    return table.url or f"sqlite:///{data_dir / 'memory.db'}"
+
+
+def _open(
+    table: SqlTable, context: StoreContext, project: str | None, create: bool
+) -> SqlStore | None:
+    url = default_url(table, context.data_dir)
+    never_written = url.startswith("sqlite:///") and not Path(url[10:]).exists()
+    if not create and never_written:
+        return None  # a store nothing was ever planted into: nothing to gate
+    return SqlStore(url, host=context.machine)
+
+
+#: The registry's entry (``dreamd.stores.registry``): one store for every session.
+SPEC = StoreSpec(name="sql", table=SqlTable, gate="rows", per_project=False, open=_open)

@@ -1,17 +1,15 @@
 """The collector as a job: stores, extractor and filter wired from the settings; lock; records.
 
-Store names in plans are the configured ones (``claude-memory``, ``sql``,
-``memory-md``, ``graph``): the Claude Code memory folder a session's items go
-to is the one of its project — found through the transcripts that recorded
-that project, or made from the project path the way Claude Code names its
-folders; the one-file stores (``[stores.memory-md]``, ``[stores.graph]``)
-take every session's items.
+Store names in plans are the configured ones (``collect.stores``, looked up
+in ``dreamd.stores.registry``): a per-project store (the Claude Code memory
+folder) is opened for each session's project, the others once for the run
+and given every session's items.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -26,31 +24,14 @@ from dreamd.config import Settings
 from dreamd.lock import pipeline_lock
 from dreamd.logs import get_logger
 from dreamd.readers import Conversation
-from dreamd.readers.claude_code import claude_dir
 from dreamd.secrets import filter_item
 from dreamd.statedb import StateDB
 from dreamd.stores import Store
-from dreamd.stores.claude_memory import ClaudeMemoryStore
-from dreamd.stores.graph_jsonl import GraphStore
-from dreamd.stores.memory_md import MemoryMdStore
-from dreamd.stores.sql import SqlStore
+from dreamd.stores.registry import StoreContext
 
-__all__ = ["collect_job", "memory_folder_for"]
+__all__ = ["collect_job"]
 
 log = get_logger("dreamd.collect")
-
-
-def memory_folder_for(project: str, claude: Path, known: Mapping[str, Path]) -> Path:
-    """The Claude Code memory folder of ``project``.
-
-    ``known`` maps project paths to the transcript folders whose sessions
-    recorded them; otherwise the folder is named the way Claude Code names
-    it (every character but letters and digits becomes ``-``).
-    """
-    folder = known.get(project)
-    if folder is None:
-        folder = claude / "projects" / re.sub(r"[^A-Za-z0-9]", "-", project)
-    return folder / "memory"
 
 
 def collect_job(
@@ -69,7 +50,6 @@ def collect_job(
     ``lock_wait`` is how long to wait for a running dream (the service waits, a hand run
     does not); ``catalog`` lets the service reuse its catalog and what its watcher knows.
     """
-    configured = settings.config.collect
     # A missing API key or SDK is a configuration error, reported before anything runs.
     extraction = ExtractionRun.configured(
         settings.config,
@@ -78,9 +58,8 @@ def collect_job(
         collected=request.now.date(),
         path=settings.config_path,
     )
-    claude = claude_dir(env, home)
-    sql = SqlStore(settings.sql_url, host=request.machine) if "sql" in configured.stores else None
-    files = _file_stores(settings)
+    context = settings.store_context(env, home)
+    shared = _shared_stores(settings, context)
     catalog = catalog or Catalog(state, settings.source_roots)
     lock = pipeline_lock(settings.data_dir, "collect")
     lock.acquire(wait=lock_wait, cancelled=cancelled)
@@ -91,20 +70,13 @@ def collect_job(
         )
         outcome, document = "failed", None
         try:
-            known: dict[str, Path] = {}
+            located: list[StoreContext] = []
 
             def stores_for(conversation: Conversation) -> dict[str, Store]:
                 # Called after the scan, so the session cache knows every project's folder.
-                if not known:
-                    known.update(_project_folders(state))
-                stores: dict[str, Store] = {}
-                if "claude-memory" in configured.stores and conversation.project:
-                    folder = memory_folder_for(conversation.project, claude, known)
-                    stores["claude-memory"] = ClaudeMemoryStore(folder)
-                if sql is not None:
-                    stores["sql"] = sql
-                stores.update(files)
-                return stores
+                if not located:
+                    located.append(replace(context, claude_projects=_project_folders(state)))
+                return _stores_for(settings, located[0], conversation.project, shared)
 
             result = collect(
                 request,
@@ -138,21 +110,40 @@ def collect_job(
             )
             log.info("collect.completed", outcome=outcome)
             structlog.contextvars.reset_contextvars(**bound)  # the caller's run id, if any
-            if sql is not None:
-                sql.close()
+            for store in shared.values():
+                _close(store)
             extraction.close()
 
 
-def _file_stores(settings: Settings) -> dict[str, Store]:
-    """The one-file stores listed in ``collect.stores``: every session's items go to each."""
+def _shared_stores(settings: Settings, context: StoreContext) -> dict[str, Store]:
+    """The listed stores that take every session's items, opened once for the run."""
+    shared: dict[str, Store] = {}
+    for spec, table in settings.listed_stores():
+        if not spec.per_project:
+            store = spec.adapter(table, context, create=True)
+            if store is not None:
+                shared[spec.name] = store
+    return shared
+
+
+def _stores_for(
+    settings: Settings, context: StoreContext, project: str | None, shared: Mapping[str, Store]
+) -> dict[str, Store]:
+    """Every listed store one session's items go to, in ``collect.stores`` order."""
     stores: dict[str, Store] = {}
-    memory_md = settings.store_file("memory-md")
-    if memory_md is not None:
-        stores["memory-md"] = MemoryMdStore(memory_md[0])
-    graph = settings.store_file("graph")
-    if graph is not None:
-        stores["graph"] = GraphStore(graph[0])
+    for spec, table in settings.listed_stores():
+        store = spec.adapter(table, context, project, create=True) if spec.per_project else None
+        store = shared.get(spec.name) if store is None else store
+        if store is not None:
+            stores[spec.name] = store
     return stores
+
+
+def _close(store: Store) -> None:
+    """Release what a store holds open (a SQL engine's connections), if it holds anything."""
+    close = getattr(store, "close", None)
+    if callable(close):
+        close()
 
 
 def _project_folders(state: StateDB) -> dict[str, Path]:

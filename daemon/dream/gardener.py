@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
+from dreamd.agentdirs import claude_dir
 from dreamd.dream import gitmode, proposal, trajectories
 from dreamd.dream.discovery import FolderTarget, discover_folders
 from dreamd.dream.execute import CrashPoint, Executor, sha256_of
@@ -37,7 +38,6 @@ from dreamd.dream.pending import PendingFile, index_mtime, pending_files, write_
 from dreamd.dream.report import FolderReport, IndexSummary, RunReport
 from dreamd.fs import read_if_present
 from dreamd.logs import get_logger
-from dreamd.readers.claude_code import claude_dir
 
 __all__ = ["DreamRequest", "FolderPlan", "apply_plan", "plan_folder", "run_dream"]
 

@@ -8,6 +8,7 @@ import pytest
 
 from dreamd.config import Settings, parse_config
 from dreamd.errors import ConfigError
+from dreamd.stores._heldfile import located
 
 
 def settings(text: str) -> Settings:
@@ -21,17 +22,18 @@ def test_both_tables_are_read_with_readable_keys(isolated_home: Path) -> None:
         '[stores.memory-md]\npath = "~/notes/MEMORY.md"\nrepo = "~/src/app"\n'
         '[stores.graph]\npath = "/srv/kg/memory.jsonl"\n'
     )
-    assert found.store_file("memory-md") == (
+    listed = {spec.name: table for spec, table in found.listed_stores()}
+    assert list(listed) == ["memory-md", "graph", "sql"]
+    assert located(listed["memory-md"], isolated_home) == (  # type: ignore[arg-type]
         isolated_home / "notes" / "MEMORY.md", isolated_home / "src" / "app",
     )  # fmt: skip
-    assert found.store_file("graph") == (Path("/srv/kg/memory.jsonl"), None)
-    assert found.store_file("sql") is None
+    assert located(listed["graph"], isolated_home) == (Path("/srv/kg/memory.jsonl"), None)  # type: ignore[arg-type]
 
 
 def test_a_configured_file_store_not_listed_in_collect_stores_is_not_used() -> None:
     """The table alone does not turn a store on (the default list is claude-memory, sql)."""
     found = settings('[stores.graph]\npath = "/srv/kg/memory.jsonl"\n')
-    assert found.store_file("graph") is None
+    assert [spec.name for spec, _ in found.listed_stores()] == ["claude-memory", "sql"]
 
 
 @pytest.mark.parametrize(

@@ -29,6 +29,7 @@ from sqlalchemy.engine import make_url
 
 from dreamd.dream.gardener import DreamRequest
 from dreamd.dream.run import dream_job
+from dreamd.dream.stores import GatedStore
 from dreamd.errors import StoreError
 from dreamd.statedb import open_state
 from dreamd.stores import _sqlschema, sql
@@ -41,7 +42,15 @@ from dreamd.stores._postgres import (
     engine_options,
     lock_key,
 )
-from dreamd.stores.sql import STATUS_NEW, SqlStore, memory_item, schema_steps, schema_version
+from dreamd.stores.sql import SPEC as SQL_SPEC
+from dreamd.stores.sql import (
+    STATUS_NEW,
+    SqlStore,
+    SqlTable,
+    memory_item,
+    schema_steps,
+    schema_version,
+)
 from tests.collect.test_collect_cli import PROMPTS, session
 from tests.stores.factories import sample_item
 from tests.stores.postgres import fresh_schema
@@ -376,7 +385,12 @@ def test_dream_job_leaves_a_shared_store_to_the_host_holding_it(
     def dream() -> list[str]:
         request = DreamRequest(mode="apply", now=datetime.now(UTC), budget=17408)
         outcome = dream_job(
-            request, state=state, state_dir=tmp_path, env={}, home=isolated_home, sql=store
+            request,
+            state=state,
+            state_dir=tmp_path,
+            env={},
+            home=isolated_home,
+            stores=gated(store),
         )
         return list(outcome.report.messages)
 
@@ -391,6 +405,11 @@ def test_dream_job_leaves_a_shared_store_to_the_host_holding_it(
     assert not any(m.startswith("SQL store skipped") for m in messages)
     assert store.items_with_status(STATUS_NEW) == []
     store.close()
+
+
+def gated(store: SqlStore) -> list[GatedStore]:
+    """``store`` as the dream gates a configured SQL store."""
+    return [GatedStore(SQL_SPEC, SqlTable(), store)]
 
 
 # ---------------------------------------------------------------- hosts as real processes
@@ -541,7 +560,7 @@ def test_an_unreachable_shared_store_does_not_stop_the_dream_of_local_folders(
     state = open_state(tmp_path / "state.db")
     request = DreamRequest(mode="apply", now=datetime.now(UTC), budget=17408)
     outcome = dream_job(
-        request, state=state, state_dir=tmp_path, env={}, home=isolated_home, sql=store
+        request, state=state, state_dir=tmp_path, env={}, home=isolated_home, stores=gated(store)
     )
     assert outcome.exit_code == 0
     assert any(m.startswith("SQL store skipped: ") for m in outcome.report.messages)

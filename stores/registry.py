@@ -1,0 +1,17 @@
+"""Every memory store dreamd can write, by the name ``collect.stores`` uses.
+
+Adding a store: write its module (the adapter, its ``[stores.<name>]`` table
+and a ``SPEC`` naming the gate the dream runs over it), then add the spec to
+``STORES`` below. Configuration, collector and dream loop over this mapping.
+"""
+
+from __future__ import annotations
+
+from . import claude_memory, graph_jsonl, memory_md, sql
+from ._registry import GateKind, StoreContext, StoreSpec, StoreTable
+
+__all__ = ["STORES", "GateKind", "StoreContext", "StoreSpec", "StoreTable"]
+
+STORES: dict[str, StoreSpec] = {
+    spec.name: spec for spec in (claude_memory.SPEC, sql.SPEC, memory_md.SPEC, graph_jsonl.SPEC)
+}
