@@ -24,7 +24,7 @@ for legacy review before selection, never guessed (see ``cursor``).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -144,6 +144,57 @@ class CursorStore:
         self.cursor = cursor
 
 
+@dataclass
+class _Pass:
+    """One collector pass: what it was asked, what it works with, and what it did so far.
+
+    The pass's steps are its methods (session, window, plant, reconcile,
+    complete); each reads its inputs from here instead of a long argument
+    list, and records what it did in ``result``.
+    """
+
+    request: CollectRequest
+    cursors: CursorStore
+    catalog: Catalog
+    plans_dir: Path
+    extract: ExtractWindow
+    filter_item: FilterItem
+    extract_session: ExtractSession | None
+    result: CollectResult = field(default_factory=CollectResult)
+
+    @property
+    def dry_run(self) -> bool:
+        return self.request.dry_run
+
+    def stopping(self) -> bool:
+        """Whether the pass was asked to stop (recorded once in the result)."""
+        if self.result.stopped is None and self.request.stop():
+            self.result.stopped = "stop requested"
+            log.info("collect.stopping", reason=self.result.stopped)
+        return self.result.stopped is not None
+
+    def save(self, cursor: Cursor) -> None:
+        self.cursors.save(cursor, self.request.now)
+
+    def source(self, conversation: Conversation) -> str:
+        """The session's provenance tag, as its items carry it (seed 002 phase 4)."""
+        return f"source:{conversation.tool}:{self.request.machine}:{conversation.session_id}"
+
+    def clean(self, items: Iterable[MemoryItem], *, count_low: bool) -> list[MemoryItem]:
+        """Items after the secret filter and the confidence floor (dropped ones counted)."""
+        kept: list[MemoryItem] = []
+        for item in items:
+            clean, dropped = self.filter_item(item)
+            self.result.dropped_secrets += dropped
+            if clean is None:
+                continue
+            if clean.confidence < MIN_CONFIDENCE:
+                self.result.dropped_low_confidence += count_low
+                continue
+            kept.append(clean)
+        return kept
+
+
 def collect(
     request: CollectRequest,
     *,
@@ -156,16 +207,16 @@ def collect(
     extract_session: ExtractSession | None = None,
 ) -> CollectResult:
     """One collector pass over the sessions selection offers."""
-    result = CollectResult()
     cursors = CursorStore(state, request.machine)
+    run = _Pass(request, cursors, catalog, plans_dir, extract, filter_item, extract_session)
+    result = run.result
     scan = catalog.scan(now=request.now)
     own = [info for info in scan.sessions if is_own_run(info.project)]
     if own and not request.dry_run:
         _record_own_runs(own, cursors, request.now, result)
+    others = [info for info in scan.sessions if not is_own_run(info.project)]
     selection = select(
-        _held_for_review(
-            [info for info in scan.sessions if not is_own_run(info.project)], cursors, result
-        ),
+        _held_for_review(others, cursors, result),
         selection_view(cursors.cursor),
         now=request.now,
         live_ids=request.live_ids,
@@ -175,34 +226,28 @@ def collect(
     if not request.dry_run:
         _record_trivial(selection, cursors, request.now, result)
     for decision in selection.selected:
-        info = decision.session
-        if _stopping(request, result):
+        if run.stopping():
             break
-        try:
-            conversation = catalog.read(info.tool, info.session_id)
-        except Exception as error:  # a source that vanished or broke since the scan
-            result.blocked.append(f"{info.key}: {error}")
-            continue
-        if conversation.revision != info.revision:
-            result.blocked.append(f"{info.key}: changed since it was selected")
-            continue
-        try:
-            _collect_session(conversation, request, cursors, catalog, plans_dir, extract,
-                             filter_item, stores_for(conversation), result,
-                             extract_session)  # fmt: skip
-        except StopCollecting as stop:  # raised before the window's plan: nothing half-written
-            result.stopped = str(stop)
-            result.partial.append(info.key)
-            log.info("collect.stopping", reason=result.stopped)
+        _take(run, decision.session, stores_for)
     return result
 
 
-def _stopping(request: CollectRequest, result: CollectResult) -> bool:
-    """Whether the pass was asked to stop (recorded once in the result)."""
-    if result.stopped is None and request.stop():
-        result.stopped = "stop requested"
-        log.info("collect.stopping", reason=result.stopped)
-    return result.stopped is not None
+def _take(run: _Pass, info: SessionInfo, stores_for: StoresFor) -> None:
+    """Read one selected session again and collect it (a failure is the session's alone)."""
+    try:
+        conversation = run.catalog.read(info.tool, info.session_id)
+    except Exception as error:  # a source that vanished or broke since the scan
+        run.result.blocked.append(f"{info.key}: {error}")
+        return
+    if conversation.revision != info.revision:
+        run.result.blocked.append(f"{info.key}: changed since it was selected")
+        return
+    try:
+        _collect_session(run, conversation, stores_for(conversation))
+    except StopCollecting as stop:  # raised before the window's plan: nothing half-written
+        run.result.stopped = str(stop)
+        run.result.partial.append(info.key)
+        log.info("collect.stopping", reason=run.result.stopped)
 
 
 def is_own_run(project: str | None) -> bool:
@@ -279,155 +324,126 @@ def _record_trivial(
         cursors.save(cursor, now)
 
 
-def _collect_session(
-    conversation: Conversation,
-    request: CollectRequest,
-    cursors: CursorStore,
-    catalog: Catalog,
-    plans_dir: Path,
-    extract: ExtractWindow,
-    filter_item: FilterItem,
-    stores: Mapping[str, Store],
-    result: CollectResult,
-    extract_session: ExtractSession | None = None,
-) -> None:
+def _collect_session(run: _Pass, conversation: Conversation, stores: Mapping[str, Store]) -> None:
+    """Seed 002 phases 3-5 for one session: finish an open window, plan and plant each
+    pending window, the session stage, then complete the session if it did not change."""
     key = f"{conversation.tool}:{conversation.session_id}"
-    observed = observe(cursors.cursor, key, conversation.revision)
-    cursor = _legacy_baseline(conversation, key, observed, result)
+    observed = observe(run.cursors.cursor, key, conversation.revision)
+    cursor = _legacy_baseline(conversation, key, observed, run.result)
     if cursor is None:
         return
-    if cursor is not cursors.cursor and not request.dry_run:
-        cursors.save(cursor, request.now)
-    if cursor.state(key).intent is not None and not request.dry_run:
-        _finish_open_window(conversation, key, cursors, plans_dir, stores, request.now, result)
-    state = cursors.cursor.state(key) if not request.dry_run else cursor.state(key)
+    if cursor is not run.cursors.cursor and not run.dry_run:
+        run.save(cursor)
+    if cursor.state(key).intent is not None and not run.dry_run:
+        _finish_open_window(run, conversation, key, stores)
+    state = run.cursors.cursor.state(key) if not run.dry_run else cursor.state(key)
     pending = pending_messages(state, conversation.messages)
-    windows = split_windows(conversation, pending, request.window_messages)
+    windows = split_windows(conversation, pending, run.request.window_messages)
     for window in windows:
-        if _stopping(request, result):
-            result.partial.append(key)
+        if run.stopping():
+            run.result.partial.append(key)
             return
-        try:
-            items = _window_items(conversation, window, extract, filter_item, result)
-        except WindowPending as why:  # not planned, not checkpointed: the next run retries
-            result.blocked.append(f"{key}: {len(window.messages)} messages left pending: {why}")
-            continue
-        result.windows += 1
-        wkey = window_key(
-            request.machine, conversation.tool, conversation.session_id,
-            state.generation, window.messages,
-        )  # fmt: skip
-        held = None if request.dry_run else held_items(stores, _source(conversation, request))
-        plan = make_plan(wkey, key, items, sorted(stores), held)
-        if request.dry_run:
-            result.would_plant.extend(items)
-            continue
-        _plant_window(plan, window, key, cursors, plans_dir, stores, request.now, result)
-    if extract_session is not None and windows:
-        _session_stage(conversation, windows, request, state.generation, key, cursors,
-                       plans_dir, stores, result, extract_session, filter_item)  # fmt: skip
-    if not request.dry_run:
-        _complete_if_stable(conversation, key, cursors, catalog, request.now, result)
+        _collect_window(run, conversation, window, state.generation, stores)
+    if run.extract_session is not None and windows:
+        _session_stage(run, conversation, windows, state.generation, stores)
+    if not run.dry_run:
+        _complete_if_stable(run, conversation, key)
+
+
+def _collect_window(
+    run: _Pass,
+    conversation: Conversation,
+    window: Window,
+    generation: int,
+    stores: Mapping[str, Store],
+) -> None:
+    """One window: extract, filter, plan (keyed by its messages), then plant and checkpoint."""
+    key = f"{conversation.tool}:{conversation.session_id}"
+    try:
+        extracted = run.extract(conversation, window, ())
+        items = run.clean(extracted, count_low=True)
+    except WindowPending as why:  # not planned, not checkpointed: the next run retries
+        run.result.blocked.append(f"{key}: {len(window.messages)} messages left pending: {why}")
+        return
+    run.result.windows += 1
+    request = run.request
+    wkey = window_key(
+        request.machine, conversation.tool, conversation.session_id, generation, window.messages
+    )
+    _plan_and_plant(run, conversation, wkey, items, window, stores)
+
+
+def _plan_and_plant(
+    run: _Pass,
+    conversation: Conversation,
+    wkey: str,
+    items: Sequence[MemoryItem],
+    window: Window,
+    stores: Mapping[str, Store],
+) -> None:
+    """The window's write plan against what the stores hold for the session; planted
+    (or, in a dry run, only listed)."""
+    key = f"{conversation.tool}:{conversation.session_id}"
+    held = None if run.dry_run else held_items(stores, run.source(conversation))
+    plan = make_plan(wkey, key, items, sorted(stores), held)
+    if run.dry_run:
+        run.result.would_plant.extend(items)
+        return
+    _plant_window(run, plan, window, key, stores)
 
 
 def _session_stage(
+    run: _Pass,
     conversation: Conversation,
     windows: Sequence[Window],
-    request: CollectRequest,
     generation: int,
-    key: str,
-    cursors: CursorStore,
-    plans_dir: Path,
     stores: Mapping[str, Store],
-    result: CollectResult,
-    extract_session: ExtractSession,
-    filter_item: FilterItem,
 ) -> None:
     """Seed 002 phase 3 step 3: the events scan, once per session after its windows.
 
     Its plan is keyed by every analysed message, so a retry finds the same
     keys; its checkpoint acknowledges nothing new (the windows already did).
     """
+    assert run.extract_session is not None
     analysed = [m for window in windows for m in window.messages]
-    items: list[MemoryItem] = []
-    for item in extract_session(conversation, windows):
-        clean, dropped = filter_item(item)
-        result.dropped_secrets += dropped
-        if clean is not None and clean.confidence >= MIN_CONFIDENCE:
-            items.append(clean)
+    items = run.clean(run.extract_session(conversation, windows), count_low=False)
     if not items:
         return
+    request = run.request
     wkey = "events-" + window_key(
         request.machine, conversation.tool, conversation.session_id, generation, analysed
     )
-    held = None if request.dry_run else held_items(stores, _source(conversation, request))
-    plan = make_plan(wkey, key, items, sorted(stores), held)
-    if request.dry_run:
-        result.would_plant.extend(items)
-        return
-    _plant_window(plan, Window((), ""), key, cursors, plans_dir, stores, request.now, result)
-
-
-def _window_items(
-    conversation: Conversation,
-    window: Window,
-    extract: ExtractWindow,
-    filter_item: FilterItem,
-    result: CollectResult,
-) -> list[MemoryItem]:
-    """The window's extracted items after the secret filter and the confidence floor."""
-    kept: list[MemoryItem] = []
-    for item in extract(conversation, window, ()):
-        clean, dropped = filter_item(item)
-        result.dropped_secrets += dropped
-        if clean is None:
-            continue
-        if clean.confidence < MIN_CONFIDENCE:
-            result.dropped_low_confidence += 1
-            continue
-        kept.append(clean)
-    return kept
+    _plan_and_plant(run, conversation, wkey, items, Window((), ""), stores)
 
 
 def _plant_window(
-    plan: WritePlan,
-    window: Window,
-    key: str,
-    cursors: CursorStore,
-    plans_dir: Path,
-    stores: Mapping[str, Store],
-    now: datetime,
-    result: CollectResult,
+    run: _Pass, plan: WritePlan, window: Window, key: str, stores: Mapping[str, Store]
 ) -> None:
     """Plan saved and read back, intent saved, plant once each, then checkpoint."""
     CRASH.tick()
-    save_plan(plans_dir, plan)
+    save_plan(run.plans_dir, plan)
     CRASH.tick()
     intent = Intent(plan.window_key, plan.plan_id, tuple(m.id for m in window.messages))
-    cursors.save(begin_window(cursors.cursor, key, intent), now)
+    run.save(begin_window(run.cursors.cursor, key, intent))
     receipts = []
     for op in plan.operations:
         CRASH.tick()
         receipts.append(plant(stores[op.store], op).op_key)
     CRASH.tick()
+    result = run.result
     result.planted.update(op.item.category for op in plan.operations if op.target is None)
     result.updated.update(op.item.category for op in plan.operations if op.target is not None)
     result.handoff += sum(op.target is None for op in plan.operations)
-    cursors.save(
-        checkpoint_window(cursors.cursor, key, window, receipts, window_key_=plan.window_key), now
+    checkpoint = checkpoint_window(
+        run.cursors.cursor, key, window, receipts, window_key_=plan.window_key
     )
+    run.save(checkpoint)
     CRASH.tick()
     log.info("collect.window.planted", session=key, items=len(plan.operations))
 
 
 def _finish_open_window(
-    conversation: Conversation,
-    key: str,
-    cursors: CursorStore,
-    plans_dir: Path,
-    stores: Mapping[str, Store],
-    now: datetime,
-    result: CollectResult,
+    run: _Pass, conversation: Conversation, key: str, stores: Mapping[str, Store]
 ) -> None:
     """Seed 002 ``reconcileWindow``: a window begun by a run that died is finished first.
 
@@ -436,43 +452,31 @@ def _finish_open_window(
     the text they had; otherwise the window is closed without acknowledging
     them and they stay pending.
     """
-    intent = cursors.cursor.state(key).intent
+    intent = run.cursors.cursor.state(key).intent
     assert intent is not None
-    plan = load_plan(plans_dir / f"{intent.plan_id}.json")
+    plan = load_plan(run.plans_dir / f"{intent.plan_id}.json")
     receipts = [plant(stores[op.store], op).op_key for op in plan.operations]
     by_id = {m.id: m for m in conversation.messages}
     same = [by_id[mid] for mid in intent.message_ids if mid in by_id]
     window = Window(tuple(same), "")
-    cursors.save(
-        checkpoint_window(cursors.cursor, key, window, receipts, window_key_=intent.window_key), now
+    run.save(
+        checkpoint_window(run.cursors.cursor, key, window, receipts, window_key_=intent.window_key)
     )
-    result.windows += 1
+    run.result.windows += 1
     log.info("collect.window.reconciled", session=key, operations=len(plan.operations))
 
 
-def _source(conversation: Conversation, request: CollectRequest) -> str:
-    """The session's provenance tag, as its items carry it (seed 002 phase 4)."""
-    return f"source:{conversation.tool}:{request.machine}:{conversation.session_id}"
-
-
-def _complete_if_stable(
-    conversation: Conversation,
-    key: str,
-    cursors: CursorStore,
-    catalog: Catalog,
-    now: datetime,
-    result: CollectResult,
-) -> None:
+def _complete_if_stable(run: _Pass, conversation: Conversation, key: str) -> None:
     """Re-read the session; complete it only at the same revision with nothing pending."""
     try:
-        fresh = catalog.read(conversation.tool, conversation.session_id)
+        fresh = run.catalog.read(conversation.tool, conversation.session_id)
     except Exception as error:
-        result.partial.append(f"{key}: {error}")
+        run.result.partial.append(f"{key}: {error}")
         return
-    state = cursors.cursor.state(key)
+    state = run.cursors.cursor.state(key)
     if fresh.revision != conversation.revision or pending_messages(state, fresh.messages):
-        result.partial.append(key)
+        run.result.partial.append(key)
         return
     CRASH.tick()
-    cursors.save(complete_session(cursors.cursor, key, fresh), now)
-    result.resolved.append(key)
+    run.save(complete_session(run.cursors.cursor, key, fresh))
+    run.result.resolved.append(key)
