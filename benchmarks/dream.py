@@ -321,7 +321,8 @@ def _timed(label: str, action: Callable[[], Any]) -> tuple[Any, float]:
 def dry_run(root: Path, folder: Path) -> str:
     """The gardener's dry run over the folder, or why it could not run."""
     try:
-        from dreamd.dream.gardener import DreamRequest, run_dream
+        from dreamd.dream.gardener import run_dream
+        from dreamd.dream.model import DreamRequest
     except ImportError as error:
         return f"full dry run:         skipped ({error})"
     request = DreamRequest(mode="dry-run", now=NOW, budget=17_408, only=(folder,))

@@ -18,7 +18,8 @@ from dreamd.catalog import Catalog
 from dreamd.collect.collector import CollectRequest, CollectResult
 from dreamd.collect.run import collect_job
 from dreamd.config import Settings
-from dreamd.dream.gardener import DreamRequest, default_budget
+from dreamd.dream.gardener import default_budget
+from dreamd.dream.model import DreamRequest
 from dreamd.dream.run import DreamOutcome, dream_job, undo_job
 from dreamd.dream.stores import GatedStore, close_stores, gated_stores
 from dreamd.lock import pipeline_lock

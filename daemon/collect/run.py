@@ -10,11 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from datetime import datetime
 from pathlib import Path
 from typing import Any
-
-import structlog
 
 from dreamd.catalog import Catalog
 from dreamd.collect.collector import CollectRequest, CollectResult, collect
@@ -24,6 +21,7 @@ from dreamd.config import Settings
 from dreamd.lock import pipeline_lock
 from dreamd.logs import get_logger
 from dreamd.readers import Conversation
+from dreamd.runrecord import recorded_run
 from dreamd.secrets import filter_item
 from dreamd.statedb import StateDB
 from dreamd.stores import Store
@@ -63,21 +61,10 @@ def collect_job(
     catalog = catalog or Catalog(state, settings.source_roots)
     lock = pipeline_lock(settings.data_dir, "collect")
     lock.acquire(wait=lock_wait, cancelled=cancelled)
-    with lock:
-        bound = structlog.contextvars.bind_contextvars(run_id=request.run_id)
-        state.start_run(
-            request.run_id, "collect", "dry-run" if request.dry_run else "apply", request.now
-        )
-        outcome, document = "failed", None
-        try:
-            located: list[StoreContext] = []
-
-            def stores_for(conversation: Conversation) -> dict[str, Store]:
-                # Called after the scan, so the session cache knows every project's folder.
-                if not located:
-                    located.append(replace(context, claude_projects=_project_folders(state)))
-                return _stores_for(settings, located[0], conversation.project, shared)
-
+    mode = "dry-run" if request.dry_run else "apply"
+    try:
+        with lock, recorded_run(state, request.run_id, "collect", mode, request.now) as record:
+            stores_for = _stores_finder(settings, state, context, shared)
             result = collect(
                 request,
                 state=state,
@@ -96,23 +83,28 @@ def collect_job(
                 budget=request.policy.budget_sessions,
             )
             store_report(settings.data_dir / "reports", document)
-            outcome = "ok"
+            record.outcome = "ok"
+            record.summary = {k: document[k] for k in ("planted", "windows", "dropped_secrets")}
             return result, document
-        finally:
-            state.finish_run(
-                request.run_id,
-                outcome=outcome,
-                mode="dry-run" if request.dry_run else "apply",
-                summary={k: document[k] for k in ("planted", "windows", "dropped_secrets")}
-                if document
-                else {},
-                now=datetime.now(request.now.tzinfo),
-            )
-            log.info("collect.completed", outcome=outcome)
-            structlog.contextvars.reset_contextvars(**bound)  # the caller's run id, if any
-            for store in shared.values():
-                _close(store)
-            extraction.close()
+    finally:
+        for store in shared.values():
+            _close(store)
+        extraction.close()
+
+
+def _stores_finder(
+    settings: Settings, state: StateDB, context: StoreContext, shared: Mapping[str, Store]
+) -> Callable[[Conversation], dict[str, Store]]:
+    """The stores each session's items go to; per-project stores are located after the scan,
+    when the session cache knows every project's transcript folder."""
+    located: list[StoreContext] = []
+
+    def stores_for(conversation: Conversation) -> dict[str, Store]:
+        if not located:
+            located.append(replace(context, claude_projects=_project_folders(state)))
+        return _stores_for(settings, located[0], conversation.project, shared)
+
+    return stores_for
 
 
 def _shared_stores(settings: Settings, context: StoreContext) -> dict[str, Store]:

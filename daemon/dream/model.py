@@ -8,6 +8,7 @@ dream takes on it is ``keep``, ``flag`` (kept, reported for review) or
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -18,9 +19,11 @@ __all__ = [
     "Action",
     "Classification",
     "Decision",
+    "DreamRequest",
     "MemoryFile",
     "MemoryFolder",
     "MemoryType",
+    "Mode",
     "RefCheck",
 ]
 
@@ -106,3 +109,18 @@ class Decision:
     kept_reason: str | None = None  # why a guard or the consult gate kept it
     missing_refs: tuple[str, ...] = field(default=())
     unverifiable_refs: tuple[str, ...] = field(default=())
+
+
+Mode = Literal["apply", "dry-run", "apply-pending"]
+
+
+@dataclass(frozen=True, slots=True)
+class DreamRequest:
+    """What the user asked for."""
+
+    mode: Mode
+    now: datetime
+    budget: int
+    only: tuple[Path, ...] = ()
+    extra_roots: tuple[Path, ...] = ()
+    run_id: str = field(default_factory=lambda: secrets.token_hex(6))

@@ -13,19 +13,18 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 
-import structlog
-
 from dreamd.dream.execute import undo_conflicts, undo_run
-from dreamd.dream.gardener import DreamRequest, run_dream
+from dreamd.dream.gardener import run_dream
 from dreamd.dream.gates.registry import GateRun
+from dreamd.dream.model import DreamRequest
 from dreamd.dream.report import RunReport
 from dreamd.dream.stores import GatedStore, gate_stores, undo_stores
 from dreamd.dream.stores import undo_conflicts as store_undo_conflicts
 from dreamd.errors import NotFound, Refused
 from dreamd.logs import get_logger
+from dreamd.runrecord import recorded_run
 from dreamd.statedb import StateDB
 
 __all__ = ["DreamOutcome", "dream_job", "undo_job"]
@@ -51,10 +50,7 @@ def dream_job(
     stores: Sequence[GatedStore] = (),
 ) -> DreamOutcome:
     """One recorded dream run: the memory folders, then the configured ``stores``."""
-    bound = structlog.contextvars.bind_contextvars(run_id=request.run_id)
-    state.start_run(request.run_id, "dream", request.mode, request.now)
-    outcome, report = "failed", None
-    try:
+    with recorded_run(state, request.run_id, "dream", request.mode, request.now) as record:
         sessions = [
             (info.path, info.project, info.activity_at.timestamp() if info.activity_at else None)
             for info in state.load_session_cache().values()
@@ -66,20 +62,9 @@ def dream_job(
             )
             report = gate_stores(report, stores, run, mode=request.mode)
         refused = [folder for folder in report.directories if folder.refused]
-        outcome = "refused" if refused else "ok"
+        record.mode, record.summary = report.mode, report.totals()
+        record.outcome = "refused" if refused else "ok"
         return DreamOutcome(report, 1 if refused else 0)
-    finally:
-        mode = report.mode if report is not None else request.mode
-        summary = report.totals() if report is not None else {}
-        state.finish_run(
-            request.run_id,
-            outcome=outcome,
-            mode=mode,
-            summary=summary,
-            now=datetime.now(request.now.tzinfo),
-        )
-        log.info("dream.completed", mode=mode, outcome=outcome, **summary)
-        structlog.contextvars.reset_contextvars(**bound)  # the caller's run id, if any
 
 
 def undo_job(

@@ -7,11 +7,14 @@ import os
 from datetime import date
 from pathlib import Path
 
+from dreamd.dream.apply import apply_plan
 from dreamd.dream.discovery import discover_folders, repo_for_encoded
 from dreamd.dream.execute import CrashPoint, Executor
 from dreamd.dream.folder.inventory import load_folder
 from dreamd.dream.folder.refs import RepoView
-from dreamd.dream.gardener import DreamRequest, apply_plan, plan_folder, run_dream
+from dreamd.dream.gardener import run_dream
+from dreamd.dream.model import DreamRequest
+from dreamd.dream.plan import plan_folder
 from tests.dream.factories import NOW
 from tests.dream.test_dream_cli import run, topic, tree, write
 

@@ -26,7 +26,9 @@ from hypothesis import strategies as st
 from dreamd.dream import trajectories
 from dreamd.dream.folder.inventory import load_folder
 from dreamd.dream.folder.refs import RepoView
-from dreamd.dream.gardener import DreamRequest, plan_folder, run_dream
+from dreamd.dream.gardener import run_dream
+from dreamd.dream.model import DreamRequest
+from dreamd.dream.plan import plan_folder
 from dreamd.dream.trajectories import (
     Evidence,
     Needle,

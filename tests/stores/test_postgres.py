@@ -27,7 +27,7 @@ import pytest
 from sqlalchemy import Engine, create_engine, inspect, select, text
 from sqlalchemy.engine import make_url
 
-from dreamd.dream.gardener import DreamRequest
+from dreamd.dream.model import DreamRequest
 from dreamd.dream.run import dream_job
 from dreamd.dream.stores import GatedStore
 from dreamd.errors import StoreError
