@@ -15,24 +15,33 @@ Rules, each one function below:
    trivial (fewer than 4 messages, no user message, or a machine-written
    opening prompt with no substantive human reply; or recorded skipped at
    this revision).
-4. Budget: eligible sessions in order until the session budget is reached or
-   the message budget is used up; the first eligible session is always taken
-   so that a long session cannot block the queue. The rest is deferred.
+   A session read from a damaged source (``SessionInfo.partial``) is never
+   ``resolved``, whatever the cursor says: it is ``partial``, as selectable
+   as an eligible one, with the damaged lines in its reason (``damage_reason``).
+4. Budget: selectable sessions (``eligible`` and ``partial``) in order until
+   the session budget is reached or the message budget is used up; the first
+   one is always taken so that a long session cannot block the queue. The
+   rest is deferred.
+
+What a reader noted about a session (an unknown project) is added to its
+reason (``with_notes``).
 
 Invariants: the result does not depend on input order; every input session
-gets exactly one decision; only ``eligible`` sessions are ever selected.
+gets exactly one decision; only ``eligible`` and ``partial`` sessions are
+ever selected.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Literal
 
 from dreamd.inventory import SessionInfo
 
 __all__ = [
+    "SELECTABLE",
     "CursorEntry",
     "Decision",
     "Selection",
@@ -40,14 +49,22 @@ __all__ = [
     "Status",
     "apply_budget",
     "collapse_duplicates",
+    "damage_reason",
     "live_reason",
     "order_key",
     "resolved_reason",
     "select",
     "trivial_reason",
+    "with_notes",
 ]
 
-Status = Literal["eligible", "live", "trivial", "resolved", "unresolved", "held"]
+Status = Literal["eligible", "partial", "live", "trivial", "resolved", "unresolved", "held"]
+
+#: Statuses the budget may take: ``partial`` is eligible, but read from a damaged source.
+SELECTABLE: frozenset[str] = frozenset({"eligible", "partial"})
+
+#: Damaged line numbers named in a reason, at most.
+_LINES_SHOWN = 20
 
 #: Seed 002: sessions of fewer than about four messages are not worth a window.
 MIN_MESSAGES = 4
@@ -90,8 +107,8 @@ class Selection:
 
     @property
     def backlog(self) -> int:
-        """Eligible sessions left for a later run."""
-        return sum(1 for d in self.decisions if d.status == "eligible" and not d.selected)
+        """Selectable sessions left for a later run."""
+        return sum(1 for d in self.decisions if d.status in SELECTABLE and not d.selected)
 
 
 def select(
@@ -173,7 +190,35 @@ def trivial_reason(info: SessionInfo, entry: CursorEntry | None) -> str | None:
     return None
 
 
+def damage_reason(info: SessionInfo) -> str:
+    """Why a damaged session is ``partial``: the lines that could not be read."""
+    lines = info.damaged_lines
+    shown = ", ".join(map(str, lines[:_LINES_SHOWN])) + (
+        ", ..." if len(lines) > _LINES_SHOWN else ""
+    )
+    noun = "line" if len(lines) == 1 else "lines"
+    return f"damaged {noun} {shown}: read from the rest, never resolved while damaged"
+
+
+def with_notes(decision: Decision) -> Decision:
+    """The decision with what the reader noted about the session added to its reason."""
+    notes = decision.session.notes
+    if not notes:
+        return decision
+    return replace(decision, reason=f"{decision.reason}; {'; '.join(notes)}")
+
+
 def _guard(
+    info: SessionInfo,
+    cursor: Mapping[str, CursorEntry],
+    now: datetime,
+    live_ids: frozenset[str],
+    policy: SelectionPolicy,
+) -> Decision:
+    return with_notes(_decide(info, cursor, now, live_ids, policy))
+
+
+def _decide(
     info: SessionInfo,
     cursor: Mapping[str, CursorEntry],
     now: datetime,
@@ -188,6 +233,11 @@ def _guard(
     entry = cursor.get(info.key)
     if entry is not None and entry.state == "held":
         return Decision(info, "held", entry.reason)
+    if info.partial:
+        trivial = trivial_reason(info, entry)
+        if trivial is not None:
+            return Decision(info, "trivial", trivial)
+        return Decision(info, "partial", damage_reason(info))
     resolved = resolved_reason(info, entry)
     if resolved is not None:
         return Decision(info, "resolved", resolved)
@@ -206,16 +256,16 @@ def apply_budget(decisions: list[Decision], policy: SelectionPolicy) -> list[Dec
     taken = messages = 0
     result: list[Decision] = []
     for decision in decisions:
-        if decision.status != "eligible":
+        if decision.status not in SELECTABLE:
             result.append(decision)
             continue
         if taken < policy.budget_sessions and (taken == 0 or messages < policy.budget_messages):
             taken += 1
             messages += decision.session.messages
             reason = f"{decision.reason}; selected ({taken} of {policy.budget_sessions})"
-            result.append(Decision(decision.session, "eligible", reason, selected=True))
+            result.append(replace(decision, reason=reason, selected=True))
         else:
             which = "session" if taken >= policy.budget_sessions else "message"
             reason = f"{decision.reason}; deferred: {which} budget reached"
-            result.append(Decision(decision.session, "eligible", reason))
+            result.append(replace(decision, reason=reason))
     return result

@@ -571,8 +571,9 @@ class _Turns:
             self._append(record, "assistant", reply)
 
     def _append(self, record: Record, role: Literal["user", "assistant"], text: str) -> None:
-        message_id = f"line-{record.first_text_line}"
-        self.messages.append(Message(message_id, role, text, self.started))
+        message = Message.build(f"line-{record.first_text_line}", role, text, self.started)
+        if message is not None:
+            self.messages.append(message)
 
 
 def chat_messages(records: Iterable[Record], started: datetime | None) -> list[Message]:

@@ -457,10 +457,12 @@ def _bubble_messages(bubbles: Iterable[Any]) -> tuple[Message, ...]:
         role = _bubble_role(bubble)
         text = _bubble_text(bubble, role) if role is not None else ""
         message_id = _bubble_id(bubble, position)
-        if role is None or not text or message_id in seen:
+        if role is None or message_id in seen:
             continue
-        seen.add(message_id)
-        messages.append(Message(message_id, role, text, _epoch_time(bubble.get("createdAt"))))
+        message = Message.build(message_id, role, text, _epoch_time(bubble.get("createdAt")))
+        if message is not None:
+            seen.add(message_id)
+            messages.append(message)
     return tuple(messages)
 
 

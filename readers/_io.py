@@ -20,6 +20,7 @@ from typing import Any, NamedTuple, TypeVar
 from urllib.parse import quote
 
 from ._model import FileVersion
+from ._text import is_valid_text
 
 __all__ = [
     "Found",
@@ -149,6 +150,12 @@ T = TypeVar("T")
 
 #: Turns one accepted file (location, version or None, error or None) into an item, or skips it.
 Make = Callable[[str, FileVersion | None, str | None], T | None]
+#: Turns a folder that cannot be listed (location, reason) into an item, or skips it.
+Unlistable = Callable[[str, str], T | None]
+
+#: Why an accepted name is reported instead of read.
+NOT_A_FILE = "a directory, not a file"
+NOT_TEXT_NAME = "file name is not valid UTF-8"
 
 
 def walk_files(
@@ -157,17 +164,31 @@ def walk_files(
     *,
     max_depth: int,
     prune: Callable[[str], bool] = lambda name: False,
+    report_unlistable: bool = False,
 ) -> Iterator[Found]:
     """Yield files under ``root`` whose name ``accept``s, at most ``max_depth`` deep.
 
     Depth 1 is ``root``'s own files. Symlinked directories are followed once
     (a loop is cut by remembering device and inode); a file whose stat fails
-    (dangling link, link loop, no permission) or that is not a regular file is
-    yielded with its error so that it can be reported rather than silently
-    skipped. Directories named so that ``prune`` is true are not entered. A
-    missing root yields nothing. Files come in the directories' own order.
+    (dangling link, link loop, no permission), that is not a regular file (a
+    directory under a transcript's name, a FIFO) or whose name is not valid
+    UTF-8 is yielded with its error so that it can be reported rather than
+    silently skipped. With ``report_unlistable``, so is a folder that cannot
+    be listed (``cannot list folder: ...``). Directories named so that
+    ``prune`` is true are not entered. A missing root yields nothing. Files
+    come in the directories' own order.
     """
-    return walk(root, accept, Found, max_depth=max_depth, prune=prune)
+    unlistable = _unlistable_found if report_unlistable else None
+    return walk(root, accept, Found, max_depth=max_depth, prune=prune, unlistable=unlistable)
+
+
+def _unlistable_found(location: str, reason: str) -> Found:
+    return Found(location, None, reason)
+
+
+def unlistable_reason(error: OSError) -> str:
+    """The reason reported for a folder whose entries cannot be listed."""
+    return f"cannot list folder: {describe_os_error(error)}"
 
 
 def walk(
@@ -177,12 +198,15 @@ def walk(
     *,
     max_depth: int,
     prune: Callable[[str], bool] = lambda name: False,
+    unlistable: Unlistable[T] | None = None,
 ) -> Iterator[T]:
     """``walk_files`` building each item with ``make`` (None skips the file).
 
-    Discovery builds its session references here directly: rescans meet every
-    file every time, and each intermediate object per file costs as much as a
-    good part of the ``stat`` itself.
+    A folder that cannot be listed (no permission, gone mid-walk) is handed
+    to ``unlistable`` when given, else skipped. Discovery builds its session
+    references here directly: rescans meet every file every time, and each
+    intermediate object per file costs as much as a good part of the ``stat``
+    itself.
     """
     try:
         root_stat = os.stat(root)
@@ -192,7 +216,7 @@ def walk(
     pending: list[tuple[str, int]] = [(os.fspath(root), max_depth)]
     while pending:
         directory, depth = pending.pop()
-        subdirs = yield from _scan_directory(directory, depth, accept, make, prune)
+        subdirs = yield from _scan_directory(directory, depth, accept, make, prune, unlistable)
         for subdir in reversed(subdirs):
             try:
                 st = os.stat(subdir)
@@ -209,6 +233,7 @@ def _scan_directory(
     accept: Callable[[str], bool],
     make: Make[T],
     prune: Callable[[str], bool],
+    unlistable: Unlistable[T] | None,
 ) -> Generator[T, None, list[str]]:
     """Items for one directory's accepted files; returns the subdirectories to enter.
 
@@ -223,27 +248,36 @@ def _scan_directory(
             for entry in entries:
                 name = entry.name
                 if accept(name):
-                    location = prefix + name
-                    try:
-                        st = entry.stat()
-                    except OSError as error:
-                        item = make(location, None, describe_os_error(error))
-                    else:
-                        if stat.S_ISDIR(st.st_mode):
-                            item = None
-                        elif stat.S_ISREG(st.st_mode):
-                            version = FileVersion(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-                            item = make(location, version, None)
-                        else:
-                            item = make(location, None, "not a regular file")
+                    item, folder = _accepted_item(prefix + name, entry, make)
                     if item is not None:
                         yield item
-                        continue
+                        if not folder:
+                            continue
                 if depth > 1 and not prune(name) and _is_dir(entry):
                     subdirs.append(prefix + name)
-    except OSError:
-        pass
+    except OSError as error:
+        if unlistable is not None:
+            reported = unlistable(directory, unlistable_reason(error))
+            if reported is not None:
+                yield reported
     return subdirs
+
+
+def _accepted_item(location: str, entry: os.DirEntry[Any], make: Make[T]) -> tuple[T | None, bool]:
+    """The item for one accepted name (a file's version, or why it cannot be read),
+    and whether the name is a directory's (which is still entered)."""
+    if not is_valid_text(location):
+        return make(location, None, NOT_TEXT_NAME), False
+    try:
+        st = entry.stat()
+    except OSError as error:
+        return make(location, None, describe_os_error(error)), False
+    if stat.S_ISREG(st.st_mode):
+        version = FileVersion(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        return make(location, version, None), False
+    if stat.S_ISDIR(st.st_mode):
+        return make(location, None, NOT_A_FILE), True
+    return make(location, None, "not a regular file"), False
 
 
 @contextmanager

@@ -566,8 +566,10 @@ class _Session:
             text = "\n\n".join(turn.parts)
             if turn.id in ids or (turn.id in self.from_queue and text in self.prompts):
                 continue
-            ids.add(turn.id)
-            result.append(Message(turn.id, turn.role, text, turn.timestamp))
+            message = Message.build(turn.id, turn.role, text, turn.timestamp)
+            if message is not None:
+                ids.add(turn.id)
+                result.append(message)
         return tuple(result)
 
 

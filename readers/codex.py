@@ -259,20 +259,25 @@ class _Transcript:
             if group.key == key and candidate.source not in group.sources:
                 group.sources.add(candidate.source)
                 return
+        message = self._message(candidate)
+        if message is None:
+            return
         other: Role = "assistant" if candidate.role == "user" else "user"
         self.open_groups[other] = []
         run.append(_Group(key, {candidate.source}))
-        self.messages.append(self._message(candidate))
+        self.messages.append(message)
 
-    def _message(self, candidate: _Candidate) -> Message:
-        """The message for ``candidate`` with an id unique in this session."""
+    def _message(self, candidate: _Candidate) -> Message | None:
+        """The message for ``candidate`` with an id unique in this session (None: no text)."""
         ident = candidate.item_id
         if ident is None or ident in self.used_ids:
             ident = candidate.line_id
         while ident in self.used_ids:  # an item id that happens to read "line-<n>"
             ident += "+"
-        self.used_ids.add(ident)
-        return Message(ident, candidate.role, candidate.text, candidate.timestamp)
+        message = Message.build(ident, candidate.role, candidate.text, candidate.timestamp)
+        if message is not None:
+            self.used_ids.add(ident)
+        return message
 
     def roll_back(self, turns: int) -> None:
         """Drop the last ``turns`` turns, each starting at a human prompt."""

@@ -267,7 +267,7 @@ def _message(record: dict[str, Any], role: Role, text: str) -> Message | None:
     if not text:
         return None
     timestamp = parse_timestamp(record.get("timestamp"))
-    return Message(id=record["id"], role=role, text=text, timestamp=timestamp)
+    return Message.build(record["id"], role, text, timestamp)
 
 
 def _is_summary_turn(record: dict[str, Any]) -> bool:

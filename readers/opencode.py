@@ -236,7 +236,7 @@ def _to_message(record: _Record) -> Message | None:
     stamp = parse_timestamp(time.get("created") if isinstance(time, dict) else None)
     if stamp is None:
         stamp = parse_timestamp(record.created)
-    return Message(record.id, role, text, stamp)
+    return Message.build(record.id, role, text, stamp)
 
 
 def _messages(records: Iterable[_Record], revert: Any) -> tuple[Message, ...]:

@@ -359,7 +359,7 @@ def _message(entry: _Entry) -> Message | None:
     if not text:
         return None
     speaker: Role = "user" if role == "user" else "assistant"
-    return Message(entry.key, speaker, text, _timestamp(record, message))
+    return Message.build(entry.key, speaker, text, _timestamp(record, message))
 
 
 def _project(header: dict[str, Any]) -> str | None:
