@@ -41,6 +41,7 @@ import msgspec
 
 from ._common import unresolved
 from ._io import (
+    Found,
     connect_sqlite_readonly,
     describe_os_error,
     read_bytes,
@@ -96,17 +97,20 @@ class _Scan:
     kv_ids: set[str] = field(default_factory=set)
 
 
-def _database_files(kind: RootKind, root: Path) -> tuple[list[Path], Path | None]:
-    """Workspace databases and the global database under a root of ``kind``."""
+def _database_files(kind: RootKind, root: Path) -> tuple[list[Found], Path | None]:
+    """Workspace databases (or why one cannot be looked at) and the global database
+    under a root of ``kind``."""
     if kind == "database":
         return [], root
     if kind == "global":
         return [], root / _DB_NAME
     workspaces = root if kind == "workspaces" else root / "workspaceStorage"
     found = [
-        item.path
-        for item in walk_files(workspaces, lambda name: name == _DB_NAME, max_depth=2)
-        if item.path.parent != workspaces
+        item
+        for item in walk_files(
+            workspaces, lambda name: name == _DB_NAME, max_depth=2, report_unlistable=True
+        )
+        if item.path.parent != workspaces or item.version is None
     ]
     return found, (root / "globalStorage" / _DB_NAME if kind == "user" else None)
 
@@ -121,8 +125,11 @@ def discover_databases(kind: RootKind, root: Path) -> Iterator[SessionRef | Unre
     """
     workspace_dbs, global_db = _database_files(kind, root)
     scan = _Scan()
-    for path in workspace_dbs:
-        _scan_database(path, scan, workspace=path.parent.name)
+    for found in workspace_dbs:
+        if found.version is None:
+            scan.found.append(_db_unresolved(found.path, found.error or "cannot stat"))
+        else:
+            _scan_database(found.path, scan, workspace=found.path.parent.name)
     if global_db is not None and (global_db.exists() or global_db.is_symlink()):
         _scan_database(global_db, scan, workspace=None)
     for item in scan.found:
@@ -264,15 +271,40 @@ def _dicts(value: Any) -> list[dict[str, Any]]:
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
+def _listed(data: Any, key: str, item_key: str) -> list[dict[str, Any]] | str:
+    """The entries of ``data[key]`` (a list of objects with a string ``item_key``),
+    or why that list is damaged. An absent list is an empty one."""
+    if not isinstance(data, dict):
+        return f"not an object but {type(data).__name__}"
+    entries = data.get(key, [])
+    if not isinstance(entries, list):
+        return f"{key} is not a list"
+    kept = [e for e in entries if isinstance(e, dict) and isinstance(e.get(item_key), str)]
+    kept = [entry for entry in kept if entry[item_key]]
+    damaged = len(entries) - len(kept)
+    if damaged:
+        return f"{damaged} of the {len(entries)} entries of {key} are damaged"
+    return kept
+
+
+def _damaged_list(path: Path, item: str, scan: _Scan, reason: str, sid: str | None = None) -> None:
+    """Report a damaged list of conversations, so that none vanishes unsaid."""
+    scan.found.append(_db_unresolved(path, f"{item} is damaged: {reason}", sid))
+
+
 def _inline_composers(
     data: Any, path: Path, version: FileVersion, scan: _Scan, workspace: str | None
 ) -> None:
     """One session per composer with an inline, non-empty ``conversation``.
 
     Every listed composer id is remembered with its workspace, so that a
-    composer whose bubbles live in the global database gets its project.
+    composer whose bubbles live in the global database gets its project. A
+    damaged list is reported, and read as far as it goes.
     """
-    composers = _dicts(data.get("allComposers")) if isinstance(data, dict) else []
+    composers = _listed(data, "allComposers", "composerId")
+    if isinstance(composers, str):
+        _damaged_list(path, _COMPOSERS_KEY, scan, composers)
+        composers = _dicts(data.get("allComposers")) if isinstance(data, dict) else []
     for composer in composers:
         cid = composer.get("composerId")
         if not isinstance(cid, str) or not cid:
@@ -280,7 +312,10 @@ def _inline_composers(
         if workspace is not None:
             scan.workspaces.setdefault(cid, workspace)
         conversation = composer.get("conversation")
-        if not isinstance(conversation, list) or not conversation:
+        if conversation is not None and not isinstance(conversation, list):
+            _damaged_list(path, f"composer {cid}", scan, "its conversation is not a list", cid)
+            continue
+        if not conversation:
             continue
         scan.found.append(
             SessionRef(
@@ -297,11 +332,19 @@ def _inline_composers(
 def _chat_tabs(
     data: Any, path: Path, version: FileVersion, scan: _Scan, workspace: str | None
 ) -> None:
-    """One session per legacy chat-pane tab that has bubbles."""
-    tabs = _dicts(data.get("tabs")) if isinstance(data, dict) else []
+    """One session per legacy chat-pane tab that has bubbles (a damaged list is reported)."""
+    tabs = _listed(data, "tabs", "tabId")
+    if isinstance(tabs, str):
+        _damaged_list(path, _CHAT_KEY, scan, tabs)
+        tabs = _dicts(data.get("tabs")) if isinstance(data, dict) else []
     for tab in tabs:
         tab_id, bubbles = tab.get("tabId"), tab.get("bubbles")
-        if not (isinstance(tab_id, str) and tab_id and isinstance(bubbles, list) and bubbles):
+        if not isinstance(tab_id, str) or not tab_id:
+            continue
+        if bubbles is not None and not isinstance(bubbles, list):
+            _damaged_list(path, f"chat tab {tab_id}", scan, "its bubbles are not a list", tab_id)
+            continue
+        if not bubbles:
             continue
         scan.found.append(
             SessionRef(
@@ -447,6 +490,15 @@ def _bubble_id(bubble: dict[str, Any], position: int) -> str:
     return f"bubble-{position}"
 
 
+def damaged_positions(bubbles: Iterable[Any]) -> tuple[int, ...]:
+    """1-based positions of the bubbles that are not objects (damaged, or undecodable rows).
+
+    They stand for the damaged lines of a database conversation: it is read
+    from the other bubbles and is ``partial``.
+    """
+    return tuple(n for n, bubble in enumerate(bubbles, start=1) if not isinstance(bubble, dict))
+
+
 def _bubble_messages(bubbles: Iterable[Any]) -> tuple[Message, ...]:
     """Messages from bubbles in order: prose only, each bubble id once."""
     messages: list[Message] = []
@@ -548,7 +600,8 @@ def _load_chat_tab(
 
 
 def _kv_bubbles(connection: sqlite3.Connection, cid: str) -> dict[str, Any]:
-    """Every ``bubbleId:<cid>:<bubble>`` row, decoded, by bubble id (bad rows skipped)."""
+    """Every ``bubbleId:<cid>:<bubble>`` row, decoded, by bubble id (``_UNDECODABLE``
+    for a row that is not JSON)."""
     prefix = f"{_KV_BUBBLE}{cid}:"
     rows = connection.execute(
         f"SELECT key, value FROM {_KV_TABLE} WHERE key >= ? AND key < ?",
@@ -559,8 +612,12 @@ def _kv_bubbles(connection: sqlite3.Connection, cid: str) -> dict[str, Any]:
         try:
             bubbles[str(key)[len(prefix) :]] = _decode_value(value)
         except JsonError:
-            continue
+            bubbles[str(key)[len(prefix) :]] = _UNDECODABLE
     return bubbles
+
+
+#: Stands in the bubble list for a ``bubbleId`` row that is not JSON (a damaged bubble).
+_UNDECODABLE = "<undecodable bubble>"
 
 
 def _ordered_bubbles(headers: list[dict[str, Any]], stored: dict[str, Any]) -> list[Any]:
@@ -577,6 +634,8 @@ def _ordered_bubbles(headers: list[dict[str, Any]], stored: dict[str, Any]) -> l
             if "type" not in bubble and "type" in header:
                 bubble = {**bubble, "type": header["type"]}
             ordered.append(bubble)
+        elif bubble is not None:
+            ordered.append(bubble)  # a damaged row: counted as damage, never read
     return ordered
 
 
@@ -596,7 +655,8 @@ def _load_kv_composer(
     if headers:
         bubbles = _ordered_bubbles(headers, _kv_bubbles(connection, cid))
     else:
-        bubbles = _dicts(composer.get("conversation"))
+        inline = composer.get("conversation")
+        bubbles = inline if isinstance(inline, list) else []
     return bubbles, _kv_project(ref, composer, workspace)
 
 
@@ -628,4 +688,6 @@ def read_database_session(ref: SessionRef) -> Conversation | Unresolved:
     if isinstance(loaded, Unresolved):
         return loaded
     bubbles, project = loaded
-    return Conversation(ref, project, _bubble_messages(bubbles))
+    return Conversation(
+        ref, project, _bubble_messages(bubbles), damaged_lines=damaged_positions(bubbles)
+    )

@@ -129,6 +129,7 @@ def _maybe_in_use(path: Path) -> bool:
 class Found(NamedTuple):
     """One file met by ``walk_files``: its version, or why it cannot be stat'ed.
 
+    ``unlisted`` marks a folder that could not be listed rather than a file.
     ``location`` is a string (and this a named tuple) for the same reason as
     ``SessionRef.location``: rescans meet every file each time.
     """
@@ -136,6 +137,7 @@ class Found(NamedTuple):
     location: str
     version: FileVersion | None
     error: str | None = None
+    unlisted: bool = False
 
     @property
     def path(self) -> Path:
@@ -183,7 +185,7 @@ def walk_files(
 
 
 def _unlistable_found(location: str, reason: str) -> Found:
-    return Found(location, None, reason)
+    return Found(location, None, reason, unlisted=True)
 
 
 def unlistable_reason(error: OSError) -> str:

@@ -52,7 +52,7 @@ import msgspec
 
 from ._common import discover_files, load_bytes, unresolved
 from ._model import Conversation, Message, Role, SessionRef, Unresolved
-from ._parse import decode_json_lines, parse_timestamp, strip_tagged_blocks
+from ._parse import decode_json_lines, parse_timestamp, strip_tagged_blocks, trim_padding
 
 __all__ = ["READER", "ClaudeCodeReader"]
 
@@ -235,11 +235,11 @@ class _Decoded:
 
     records: list[tuple[int, _Record]] = field(default_factory=list)
     good_lines: int = 0
-    bad_lines: int = 0
+    bad_lines: list[int] = field(default_factory=list)
 
     @property
     def mostly_garbage(self) -> bool:
-        return self.good_lines == 0 or self.bad_lines > self.good_lines
+        return self.good_lines == 0 or len(self.bad_lines) > self.good_lines
 
 
 def _decode_transcript(data: bytes) -> _Decoded:
@@ -266,8 +266,12 @@ def _recover_line(decoded: _Decoded, line: bytes, number: int, *, torn: bool) ->
     """Slow path for one line: wrong shapes, two records on one line, garbage.
 
     An undecodable last line without a newline is a record still being
-    written: it is left out, not counted against the file.
+    written: it is left out, not counted against the file. NUL padding and a
+    byte-order mark around a line are not damage.
     """
+    line = trim_padding(line)
+    if not line.strip():
+        return
     try:
         values = [value for _, value in decode_json_lines(line).records]
     except RecursionError:
@@ -279,7 +283,7 @@ def _recover_line(decoded: _Decoded, line: bytes, number: int, *, torn: bool) ->
     elif values or not line.strip():
         return
     elif not torn:
-        decoded.bad_lines += 1
+        decoded.bad_lines.append(number)
 
 
 def _record_from_value(value: Any) -> _Record | None:
@@ -594,6 +598,7 @@ def _conversation(ref: SessionRef, decoded: _Decoded) -> Conversation:
         project=session.project,
         messages=session.messages(),
         automated=_is_automated(session.entrypoint),
+        damaged_lines=tuple(decoded.bad_lines),
     )
 
 
@@ -622,7 +627,7 @@ class ClaudeCodeReader:
         if decoded.mostly_garbage:
             return unresolved(
                 ref,
-                f"not JSON Lines ({decoded.bad_lines} undecodable lines, "
+                f"not JSON Lines ({len(decoded.bad_lines)} undecodable lines, "
                 f"{decoded.good_lines} records)",
             )
         try:

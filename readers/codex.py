@@ -437,15 +437,22 @@ def _project(state: _Rollout, meta: Mapping[str, Any]) -> str | None:
     return _text_of(meta.get("cwd")) or state.turn_cwd or state.environment_cwd
 
 
-def build_conversation(ref: SessionRef, state: _Rollout) -> Conversation | Unresolved:
-    """The cleaned conversation of a parsed rollout, or why it is not one."""
+def build_conversation(
+    ref: SessionRef, state: _Rollout, damaged_lines: Iterable[int] = ()
+) -> Conversation | Unresolved:
+    """The cleaned conversation of a parsed rollout, or why it is not one.
+
+    ``damaged_lines`` are the rollout's undecodable lines: the conversation
+    is then ``partial``.
+    """
     if not state.recognised:
         return unresolved(ref, "no Codex rollout records")
     meta = own_meta(state.metas, ref.session_id)
+    damaged = tuple(damaged_lines)
     if is_subagent(meta):
-        return Conversation(ref, _project(state, meta), (), automated=True)
+        return Conversation(ref, _project(state, meta), (), True, damaged)
     messages = tuple(state.transcript.messages)
-    return Conversation(ref, _project(state, meta), messages, automated=is_automated(meta))
+    return Conversation(ref, _project(state, meta), messages, is_automated(meta), damaged)
 
 
 # -------------------------------------------------------------------------- reader
@@ -494,7 +501,7 @@ class CodexReader:
         lines = load_json_lines(ref)
         if isinstance(lines, Unresolved):
             return lines
-        return build_conversation(ref, parse_rollout(lines.records))
+        return build_conversation(ref, parse_rollout(lines.records), lines.bad_lines)
 
 
 READER = CodexReader()

@@ -197,7 +197,7 @@ def _read_transcript(ref: SessionRef) -> Conversation | Unresolved:
             messages.append(message)
     if not saw_turn:
         return unresolved(ref, "no user or assistant records: not a Cursor agent transcript")
-    return Conversation(ref, None, tuple(messages))
+    return Conversation(ref, None, tuple(messages), damaged_lines=tuple(lines.bad_lines))
 
 
 # ------------------------------------------------------------------------- reader

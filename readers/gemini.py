@@ -41,7 +41,14 @@ from typing import Any
 from ._common import discover_files, load_bytes, unresolved
 from ._io import SourceChanged, read_bytes
 from ._model import Conversation, Message, Role, SessionRef, Unresolved
-from ._parse import JsonError, decode_json, decode_json_lines, parse_timestamp, strip_tagged_blocks
+from ._parse import (
+    JsonError,
+    decode_json,
+    decode_json_lines,
+    parse_timestamp,
+    strip_tagged_blocks,
+    trim_padding,
+)
 
 __all__ = ["READER", "GeminiReader"]
 
@@ -120,7 +127,15 @@ def _one_per_session(
 # --------------------------------------------------------------------------- decoding
 
 
-def _decode_records(data: bytes) -> list[Any] | str:
+@dataclass(frozen=True, slots=True)
+class _Records:
+    """The decoded records of a session file and the lines that did not decode."""
+
+    values: list[Any]
+    damaged_lines: tuple[int, ...] = ()
+
+
+def _decode_records(data: bytes) -> _Records | str:
     """The records of a session file, or why there are none.
 
     A file that is one JSON document (a legacy session, pretty-printed or
@@ -128,10 +143,10 @@ def _decode_records(data: bytes) -> list[Any] | str:
     is not JSON, the file was meant as one document and its error is reported.
     """
     try:
-        return [decode_json(data)]
+        return _Records([decode_json(data)])
     except JsonError as error:
         document_error = str(error)
-    first_line = data.lstrip().split(b"\n", 1)[0]
+    first_line = trim_padding(data).lstrip().split(b"\n", 1)[0]
     try:
         decode_json(first_line)
     except JsonError:
@@ -140,7 +155,7 @@ def _decode_records(data: bytes) -> list[Any] | str:
     if lines.mostly_garbage:
         bad = len(lines.bad_lines) + int(lines.torn_tail)
         return f"not JSON Lines ({bad} undecodable lines, {len(lines.records)} records)"
-    return [value for _line, value in lines.records]
+    return _Records([value for _line, value in lines.records], tuple(lines.bad_lines))
 
 
 # --------------------------------------------------------------------------- replay
@@ -153,6 +168,8 @@ class _Replay:
     metadata: dict[str, Any] = field(default_factory=dict)
     messages: dict[str, dict[str, Any]] = field(default_factory=dict)
     seen_session: bool = False
+    #: Why the recorded message list cannot be read (``messages`` of the wrong type).
+    damage: str | None = None
 
     def apply(self, record: Any) -> None:
         """Apply one record; shapes the format does not know are ignored."""
@@ -189,10 +206,18 @@ class _Replay:
         self.seen_session = True
         self.metadata.update((key, value) for key, value in fields.items() if key != "messages")
         checkpoint = fields.get("messages")
+        if checkpoint is not None and not isinstance(checkpoint, list):
+            self.damage = _not_a_list(checkpoint)
         if isinstance(checkpoint, list):
             for message in checkpoint:
                 if isinstance(message, dict) and isinstance(message.get("id"), str):
                     self.upsert(message)
+
+
+def _not_a_list(value: Any) -> str:
+    """The reason for a ``messages`` field that is not the list the CLI writes."""
+    kind = {dict: "an object", str: "a string", bool: "a boolean"}.get(type(value), "a number")
+    return f"damaged session: its messages field is {kind}, not a list"
 
 
 def _replay(records: Iterable[Any]) -> _Replay:
@@ -370,13 +395,16 @@ class GeminiReader:
         records = _decode_records(data)
         if isinstance(records, str):
             return unresolved(ref, records)
-        state = _replay(records)
+        state = _replay(records.values)
         if not state.seen_session:
             return unresolved(ref, "no Gemini CLI session records")
+        if state.damage is not None:
+            return unresolved(ref, state.damage)
         project = _project(ref, state.metadata)
+        damaged = records.damaged_lines
         if _is_subagent(state.metadata):
-            return Conversation(ref, project, (), automated=True)
-        return Conversation(ref, project, _messages(state.messages.values()))
+            return Conversation(ref, project, (), True, damaged)
+        return Conversation(ref, project, _messages(state.messages.values()), False, damaged)
 
 
 READER = GeminiReader()

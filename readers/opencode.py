@@ -47,10 +47,12 @@ from ._io import (
     describe_os_error,
     read_bytes,
     stat_version,
+    unlistable_reason,
     walk_files,
 )
 from ._model import Conversation, FileVersion, Message, Role, SessionRef, Unresolved
 from ._parse import JsonError, decode_json, parse_timestamp, strip_tagged_blocks
+from ._text import is_valid_text
 
 __all__ = ["MIMOCODE_READER", "OPENCODE_READER", "OpenCodeReader"]
 
@@ -294,7 +296,11 @@ class OpenCodeReader:
     def discover(self, root: Path) -> Iterator[SessionRef | Unresolved]:
         """Sessions of every database under ``root`` (or ``root`` itself), then the JSON tree."""
         seen: set[str] = set()
-        for database in self.databases(root):
+        databases = self._list_databases(root)
+        if isinstance(databases, str):
+            yield Unresolved(self.tool, root, databases)
+            return
+        for database in databases:
             yield from self._discover_db(database, seen)
         if self.legacy_tree and root.is_dir():
             yield from self._discover_tree(_storage_dir(root), seen)
@@ -319,15 +325,28 @@ class OpenCodeReader:
     # -- databases ---------------------------------------------------------
 
     def databases(self, root: Path) -> list[Path]:
-        """``root`` when it is a file, else the tool's databases inside it."""
+        """``root`` when it is a file, else the tool's databases inside it (none if unlistable)."""
+        found = self._list_databases(root)
+        return [] if isinstance(found, str) else found
+
+    def _list_databases(self, root: Path) -> list[Path] | str:
+        """``databases``, or why the data directory cannot be listed (a missing one is empty).
+
+        A database whose name is not valid UTF-8 is left out: no path of it
+        could be shown or stored.
+        """
         if root.is_file():
             return [root]
         try:
             names = sorted(
-                entry.name for entry in root.iterdir() if _is_app_db(entry.name, self.app)
+                entry.name
+                for entry in root.iterdir()
+                if _is_app_db(entry.name, self.app) and is_valid_text(entry.name)
             )
-        except OSError:
+        except FileNotFoundError:
             return []
+        except OSError as error:
+            return unlistable_reason(error) if root.is_dir() else []
         names.sort(key=lambda name: name != f"{self.app}.db")
         return [root / name for name in names]
 
@@ -365,11 +384,17 @@ class OpenCodeReader:
 
     def _discover_tree(self, storage: Path, seen: set[str]) -> Iterator[SessionRef | Unresolved]:
         """One ``SessionRef`` per top-level session file ``session/<project>/<id>.json``."""
-        found = walk_files(storage / "session", lambda n: n.endswith(".json"), max_depth=2)
+        found = walk_files(
+            storage / "session",
+            lambda n: n.endswith(".json"),
+            max_depth=2,
+            report_unlistable=True,
+        )
         for entry in found:
             fallback = entry.path.stem
             if entry.version is None:
-                yield Unresolved(self.tool, entry.path, entry.error or "cannot stat", fallback)
+                sid = None if entry.unlisted else fallback
+                yield Unresolved(self.tool, entry.path, entry.error or "cannot stat", sid)
                 continue
             try:
                 info = _json_object(entry.path, "session file")

@@ -393,10 +393,11 @@ def test_wrong_shapes_inside_records_never_raise(isolated_home: Path) -> None:
     assert conversation.project is None
 
 
-def test_messages_that_are_not_a_list_give_an_empty_conversation(isolated_home: Path) -> None:
-    """A valid header with a broken ``messages`` value is a session without messages."""
-    conversation = read(write_document(isolated_home, header() | {"messages": "nope"}))
-    assert conversation.messages == ()
+def test_messages_that_are_not_a_list_are_unresolved(isolated_home: Path) -> None:
+    """A valid header with a broken ``messages`` value is reported, never read as empty."""
+    result = READER.read(ref_of(write_document(isolated_home, header() | {"messages": "nope"})))
+    assert isinstance(result, Unresolved)
+    assert "messages field is a string, not a list" in result.reason
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files regardless of mode")
