@@ -10,7 +10,9 @@ Rules, each one function below:
 3. Guards, in this order, before any budget is spent:
    unresolved (could not be read: reported, never taken as empty),
    live (written or last message within the guard, or named live: a live
-   session is never marked trivial or resolved),
+   session is never marked trivial or resolved; a last message more than
+   ``FUTURE_TOLERANCE`` ahead of the clock is a damaged timestamp, reported
+   in the reason, and the file's time decides: ``damaged_timestamp``),
    resolved (the cursor resolved this exact revision),
    trivial (fewer than 4 messages, no user message, or a machine-written
    opening prompt with no substantive human reply; or recorded skipped at
@@ -35,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 from dreamd.inventory import SessionInfo
@@ -50,6 +52,7 @@ __all__ = [
     "apply_budget",
     "collapse_duplicates",
     "damage_reason",
+    "damaged_timestamp",
     "live_reason",
     "order_key",
     "resolved_reason",
@@ -65,6 +68,9 @@ SELECTABLE: frozenset[str] = frozenset({"eligible", "partial"})
 
 #: Damaged line numbers named in a reason, at most.
 _LINES_SHOWN = 20
+
+#: A last message further ahead of the clock than this cannot be real: a damaged timestamp.
+FUTURE_TOLERANCE = timedelta(days=1)
 
 #: Seed 002: sessions of fewer than about four messages are not worth a window.
 MIN_MESSAGES = 4
@@ -158,16 +164,38 @@ def order_key(info: SessionInfo) -> tuple[bool, float, str, str, str, str]:
 def live_reason(
     info: SessionInfo, now: datetime, guard: timedelta, live_ids: frozenset[str]
 ) -> str | None:
-    """Why a session counts as live (still being written), or None."""
+    """Why a session counts as live (still being written), or None.
+
+    A damaged last-message time (``damaged_timestamp``) is not evidence of
+    life: the file's time decides alone, so such a session is not live forever.
+    """
     if info.key in live_ids:
         return "named live"
     threshold = now - guard
     minutes = int(guard.total_seconds() // 60)
     if info.activity_at is not None and info.activity_at > threshold:
         return f"written in the last {minutes} min"
-    if info.last_message_at is not None and info.last_message_at > threshold:
+    last = info.last_message_at
+    if last is not None and last > threshold and damaged_timestamp(info, now) is None:
         return f"last message in the last {minutes} min"
     return None
+
+
+def damaged_timestamp(info: SessionInfo, now: datetime) -> str | None:
+    """Why the session's last-message time cannot be trusted, or None.
+
+    A last message more than ``FUTURE_TOLERANCE`` ahead of ``now`` was never
+    written at that time: the timestamp is damaged (or the clock that wrote it
+    was), and it is reported rather than believed.
+    """
+    last = info.last_message_at
+    if last is None or last <= now + FUTURE_TOLERANCE:
+        return None
+    shown = last.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
+    return (
+        f"damaged timestamp: last message at {shown} UTC is more than a day ahead "
+        "of the clock; the file's time decides"
+    )
 
 
 def resolved_reason(info: SessionInfo, entry: CursorEntry | None) -> str | None:
@@ -200,9 +228,10 @@ def damage_reason(info: SessionInfo) -> str:
     return f"damaged {noun} {shown}: read from the rest, never resolved while damaged"
 
 
-def with_notes(decision: Decision) -> Decision:
-    """The decision with what the reader noted about the session added to its reason."""
-    notes = decision.session.notes
+def with_notes(decision: Decision, *extra: str | None) -> Decision:
+    """The decision with what the reader noted about the session (and ``extra``
+    notes, None skipped) added to its reason."""
+    notes = [*decision.session.notes, *(note for note in extra if note)]
     if not notes:
         return decision
     return replace(decision, reason=f"{decision.reason}; {'; '.join(notes)}")
@@ -215,7 +244,8 @@ def _guard(
     live_ids: frozenset[str],
     policy: SelectionPolicy,
 ) -> Decision:
-    return with_notes(_decide(info, cursor, now, live_ids, policy))
+    decision = _decide(info, cursor, now, live_ids, policy)
+    return with_notes(decision, damaged_timestamp(info, now))
 
 
 def _decide(

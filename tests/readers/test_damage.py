@@ -27,7 +27,7 @@ import pytest
 
 from dreamd.inventory import SessionInfo, summarize
 from dreamd.readers import READERS, Conversation, FileVersion, SessionRef, Unresolved
-from dreamd.selection import CursorEntry, select
+from dreamd.selection import CursorEntry, damaged_timestamp, select
 from dreamd.statedb import open_state
 from tests.process import run_dreamd
 from tests.readers.test_valid_text import CODEX_SID, SOURCES, encode
@@ -463,3 +463,38 @@ def test_sources_list_json_shows_a_partial_session(isolated_home: Path) -> None:
     (entry,) = json.loads(done.stdout)
     assert (entry["status"], entry["partial"], entry["damaged_lines"]) == ("partial", True, [3])
     assert "damaged line 3" in entry["reason"]
+
+
+# ------------------------------------------------------------ damaged timestamps
+
+
+def test_a_last_message_far_in_the_future_does_not_make_a_session_live() -> None:
+    """A last message a year ahead of the clock: the old file time decides, not live."""
+    decision = select([info(last_message_at=NOW + timedelta(days=365))], {}, now=NOW).decisions[0]
+    assert decision.status == "eligible"
+
+
+def test_a_future_last_message_is_reported_as_a_damaged_timestamp() -> None:
+    """The reason says the timestamp is damaged."""
+    decision = select([info(last_message_at=NOW + timedelta(days=2))], {}, now=NOW).decisions[0]
+    assert "damaged timestamp" in decision.reason
+
+
+def test_a_future_last_message_with_a_fresh_file_is_still_live() -> None:
+    """The file's own time still guards a session being written."""
+    future = info(last_message_at=NOW + timedelta(days=2), activity_at=NOW - timedelta(minutes=5))
+    decision = select([future], {}, now=NOW).decisions[0]
+    assert decision.status == "live"
+
+
+def test_a_last_message_within_a_day_ahead_is_trusted() -> None:
+    """A clock a few hours off is not damage: the session is live and nothing is noted."""
+    decision = select([info(last_message_at=NOW + timedelta(hours=3))], {}, now=NOW).decisions[0]
+    assert decision.status == "live" and "damaged" not in decision.reason
+
+
+def test_damaged_timestamp_is_pure_in_now() -> None:
+    """The same session is damaged at one clock and fine at a later one."""
+    stamped = info(last_message_at=NOW + timedelta(days=2))
+    assert damaged_timestamp(stamped, NOW) is not None
+    assert damaged_timestamp(stamped, NOW + timedelta(days=2)) is None
