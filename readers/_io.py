@@ -3,8 +3,9 @@
 Everything here opens transcripts read-only: files with ``open(..., "rb")``,
 SQLite databases through a ``file:`` URI with ``mode=ro`` (and
 ``immutable=1`` when no write-ahead log exists, so that not even a ``-shm``
-side file is created). Readers call these helpers and never ``open`` a
-transcript themselves.
+side file is created). A ``-wal`` without its ``-shm`` is refused
+(``SideFileRefused``): SQLite would create the ``-shm`` even on a read-only
+open. Readers call these helpers and never ``open`` a transcript themselves.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ._text import is_valid_text
 
 __all__ = [
     "Found",
+    "SideFileRefused",
     "SourceChanged",
     "connect_sqlite_readonly",
     "describe_os_error",
@@ -39,6 +41,14 @@ MAX_FILE_BYTES = 512 * 1024 * 1024
 
 class SourceChanged(Exception):
     """The file changed between the stat before and after reading it."""
+
+
+class SideFileRefused(sqlite3.OperationalError):
+    """Opening the database, even read-only, would create a file beside it.
+
+    A ``sqlite3.Error``, so every caller that reports SQLite failures reports
+    this one too.
+    """
 
 
 def stat_version(path: Path, marker: str = "") -> FileVersion:
@@ -95,10 +105,14 @@ def connect_sqlite_readonly(path: Path) -> sqlite3.Connection:
     With a ``-wal`` or ``-journal`` file beside it the tool may be writing:
     ``mode=ro`` then reads the committed log and respects the writer's locks.
     Without either, ``immutable=1`` also keeps SQLite from creating
-    ``-shm``/``-wal`` side files. Raises ``sqlite3.Error``/``OSError``.
+    ``-shm``/``-wal`` side files. A ``-wal`` without its ``-shm`` (an exclusive
+    writer holds the database, or one crashed) is refused with
+    ``SideFileRefused``: reading it would create the ``-shm``. Raises
+    ``sqlite3.Error``/``OSError``.
     """
     if not path.is_file():
         raise FileNotFoundError(errno.ENOENT, "no such database", str(path))
+    refuse_side_file(path)
     params = "mode=ro" if _maybe_in_use(path) else "mode=ro&immutable=1"
     uri = f"file:{quote(str(path.resolve()))}?{params}"
     connection = sqlite3.connect(uri, uri=True, timeout=2.0, check_same_thread=False)
@@ -115,6 +129,22 @@ def connect_sqlite_readonly(path: Path) -> sqlite3.Connection:
         connection.close()
         raise sqlite3.DatabaseError("database disk image is malformed") from error
     return connection
+
+
+def refuse_side_file(path: Path) -> None:
+    """Raise ``SideFileRefused`` when a read-only open of ``path`` would create its ``-shm``.
+
+    SQLite needs the shared-memory index of a write-ahead log; with the
+    ``-wal`` present and the ``-shm`` absent it creates the ``-shm``, read-only
+    or not. That happens while an exclusive writer holds the database or after
+    one crashed; either way the database is left alone until it is closed.
+    """
+    wal = path.with_name(path.name + "-wal")
+    if wal.exists() and not path.with_name(path.name + "-shm").exists():
+        raise SideFileRefused(
+            "database is locked or was left by a crash: its -wal has no -shm, "
+            "and even a read-only open would create one"
+        )
 
 
 def _lenient_text(raw: bytes) -> str:
