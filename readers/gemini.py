@@ -76,7 +76,8 @@ _INJECTED_OPENINGS = (
     "User has manually exited Plan Mode.",
     "Plan approved. Switching to",
 )
-_CONTINUE_NUDGE = "Please continue."
+#: The nudge the CLI sends when a turn stopped early (newer builds prefix ``System:``).
+_CONTINUE_NUDGES = frozenset({"Please continue.", "System: Please continue."})
 
 _SNAPSHOT_TAG = "<state_snapshot>"
 _SNAPSHOT_ACK = "Got it. Thanks for the additional context!"
@@ -261,7 +262,7 @@ def _strip_injected(text: str) -> str:
 
 def _is_injected_turn(text: str) -> bool:
     """User turns written by the CLI rather than typed by the person."""
-    return text == _CONTINUE_NUDGE or text.startswith(_INJECTED_OPENINGS)
+    return text in _CONTINUE_NUDGES or text.startswith(_INJECTED_OPENINGS)
 
 
 def _is_compression_summary(text: str) -> bool:
@@ -270,9 +271,13 @@ def _is_compression_summary(text: str) -> bool:
 
 
 def _user_text(record: dict[str, Any]) -> str:
-    """What the person typed: ``displayContent`` when recorded, else ``content``."""
+    """What the person typed: ``displayContent`` when recorded, else ``content``.
+
+    A turn whose content or display content is a tool result is the CLI's
+    (a continuation it sends after tool output), whatever its text says.
+    """
     content = record.get("content")
-    if _is_tool_result(content):
+    if _is_tool_result(content) or _is_tool_result(record.get("displayContent")):
         return ""
     shown = _content_text(record.get("displayContent"))
     text = _strip_injected(shown or _content_text(content))

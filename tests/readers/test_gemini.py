@@ -293,6 +293,7 @@ def test_injected_blocks_are_stripped_from_user_text(isolated_home: Path) -> Non
         "User has manually exited Plan Mode. Switching to Default.",
         "Plan approved. Switching to Auto Edit.",
         "Please continue.",
+        "System: Please continue.",
         "<hook_context>session started</hook_context>",
         "<session_context>\nThis is the Gemini CLI.\n</session_context>",
     ],
@@ -301,6 +302,23 @@ def test_turns_the_cli_injects_are_dropped(isolated_home: Path, text: str) -> No
     """User turns the CLI writes itself (context, nudges, notices) are not prompts."""
     records = [header(), user("x1", [{"text": text}], 1), user("u1", "real prompt", 2)]
     assert texts(read(write_lines(isolated_home, records))) == [("user", "real prompt")]
+
+
+def test_a_continuation_whose_display_content_is_a_tool_result_is_not_a_prompt(
+    isolated_home: Path,
+) -> None:
+    """``System: Please continue.`` shown as a tool result is machine text."""
+    shown = [{"functionResponse": {"name": "run_shell_command", "response": {"output": "ok"}}}]
+    nudge = user("x1", [{"text": "System: Please continue."}], 1, displayContent=shown)
+    records = [header(), nudge, user("u1", "real prompt", 2)]
+    assert texts(read(write_lines(isolated_home, records))) == [("user", "real prompt")]
+
+
+def test_any_turn_displayed_as_a_tool_result_is_not_a_prompt(isolated_home: Path) -> None:
+    """Whatever its text, a user turn whose display content is a tool result is the CLI's."""
+    shown = [{"functionResponse": {"name": "read_file", "response": {"output": "x"}}}]
+    records = [header(), user("x1", "file contents follow", 1, displayContent=shown)]
+    assert texts(read(write_lines(isolated_home, records))) == []
 
 
 def test_torn_last_line_keeps_the_earlier_messages(isolated_home: Path) -> None:
