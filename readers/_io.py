@@ -30,6 +30,7 @@ __all__ = [
     "connect_sqlite_readonly",
     "describe_os_error",
     "read_bytes",
+    "read_head",
     "stat_version",
     "walk",
     "walk_files",
@@ -88,6 +89,16 @@ def read_bytes(path: Path, expected: FileVersion | None = None) -> tuple[bytes, 
     if replaced:
         raise SourceChanged(f"{path} was replaced since it was discovered")
     return data, version
+
+
+def read_head(path: Path, limit: int) -> bytes:
+    """At most the first ``limit`` bytes of a regular file, read-only (a small read
+    for discovery); raises ``OSError``, also for anything but a regular file."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(descriptor, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        return handle.read(limit)
 
 
 def describe_os_error(error: OSError) -> str:

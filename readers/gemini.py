@@ -4,8 +4,13 @@ Where: ``tmp/<project>/chats/session-<YYYY-MM-DDTHH-MM>-<first 8 of sessionId>.j
 ``<project>`` is a sha256 of the working directory (older releases) or a slug
 of its folder name (newer ones, with a ``.project_root`` file holding the
 path). Subagent chats live one level deeper (``chats/<parent id>/<id>.jsonl``)
-and are not sessions of their own. The session id is the file name without
-``session-`` and extension, so that discovery never parses a file.
+and are not sessions of their own. The session id is the CLI's own
+``sessionId`` (what ``gemini --resume`` takes), read by discovery from the
+first bytes of the file (``recorded_session_id``: the CLI writes it first,
+in the header line or as the document's first key); the file name without
+``session-`` and extension, which holds only its first 8 characters, is an
+alias a session can still be looked up by, and the id when the head holds
+none.
 
 Two storage formats, one replay:
 
@@ -34,12 +39,12 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ._common import discover_files, load_bytes, unresolved
-from ._io import SourceChanged, read_bytes
+from ._io import SourceChanged, read_bytes, read_head
 from ._model import Conversation, Message, Role, SessionRef, Unresolved
 from ._parse import (
     JsonError,
@@ -50,7 +55,7 @@ from ._parse import (
     trim_padding,
 )
 
-__all__ = ["READER", "GeminiReader"]
+__all__ = ["READER", "GeminiReader", "recorded_session_id"]
 
 _PREFIX = "session-"
 _SUFFIXES = (".jsonl", ".json")
@@ -104,6 +109,30 @@ def _session_id(location: str) -> str | None:
     return stem.removeprefix(_PREFIX) or stem
 
 
+#: How much of a session file discovery reads to find its ``sessionId``.
+_HEAD_BYTES = 16 * 1024
+
+#: The first ``"sessionId": "<value>"`` pair (the value still JSON-encoded).
+_SESSION_ID_FIELD = re.compile(rb'"sessionId"\s*:\s*("(?:[^"\\\n]|\\.){1,512}")')
+
+
+def recorded_session_id(head: bytes) -> str | None:
+    """The ``sessionId`` the first bytes of a session file record, or None.
+
+    Legacy documents start with it (``{"sessionId": ...``, pretty-printed or
+    not) and JSON Lines files with a header line holding it, so the first
+    occurrence is the session's own.
+    """
+    found = _SESSION_ID_FIELD.search(head)
+    if found is None:
+        return None
+    try:
+        value = decode_json(found.group(1))
+    except JsonError:
+        return None
+    return value if isinstance(value, str) and value.strip() else None
+
+
 def _rank(item: SessionRef | Unresolved) -> tuple[int, int, int]:
     """Which copy of a session to keep: readable, then JSONL, then newest."""
     jsonl = int(item.path.name.endswith(".jsonl"))
@@ -115,10 +144,22 @@ def _rank(item: SessionRef | Unresolved) -> tuple[int, int, int]:
 def _one_per_session(
     items: Iterable[SessionRef | Unresolved],
 ) -> list[SessionRef | Unresolved]:
-    """Keep one file per session id (legacy/JSONL pairs, copied hash folders)."""
+    """Keep one file per session id (legacy/JSONL pairs, copied hash folders).
+
+    An unreadable copy is known by its file name only: it counts as the
+    session whose readable copy has that name as alias.
+    """
+    listed = list(items)
+    by_alias = {
+        alias: item.session_id
+        for item in listed
+        if isinstance(item, SessionRef)
+        for alias in item.aliases
+    }
     chosen: dict[str, SessionRef | Unresolved] = {}
-    for item in items:
+    for item in listed:
         key = item.session_id or str(item.path)
+        key = by_alias.get(key, key) if isinstance(item, Unresolved) else key
         current = chosen.get(key)
         if current is None or _rank(item) > _rank(current):
             chosen[key] = item
@@ -382,6 +423,10 @@ class GeminiReader:
 
     tool = "gemini"
 
+    def __init__(self) -> None:
+        #: ``sessionId`` by (path, device, inode): a file's header never changes.
+        self._ids: dict[tuple[str, int, int], str] = {}
+
     def default_roots(self, env: Mapping[str, str], home: Path) -> tuple[Path, ...]:
         """``$GEMINI_CLI_HOME/.gemini/tmp``, else ``<home>/.gemini/tmp``."""
         base = env.get("GEMINI_CLI_HOME") or str(home)
@@ -390,7 +435,26 @@ class GeminiReader:
     def discover(self, root: Path) -> Iterator[SessionRef | Unresolved]:
         """One ref per session under ``root`` (``tmp/<project>/chats/session-*``)."""
         found = discover_files(self.tool, root, _accept, _session_id, max_depth=3)
-        yield from _one_per_session(found)
+        yield from _one_per_session(
+            self._with_recorded_id(item) if isinstance(item, SessionRef) else item for item in found
+        )
+
+    def _with_recorded_id(self, ref: SessionRef) -> SessionRef:
+        """``ref`` under the ``sessionId`` its file records, its file-name id an alias."""
+        version = ref.file_version
+        key = (ref.location, version.device, version.inode)
+        recorded = self._ids.get(key)
+        if recorded is None:
+            try:
+                recorded = recorded_session_id(read_head(ref.path, _HEAD_BYTES))
+            except OSError:
+                recorded = None
+            if recorded is None:
+                return ref  # not written yet, or unreadable: asked again next time
+            self._ids[key] = recorded
+        if recorded == ref.session_id:
+            return ref
+        return replace(ref, session_id=recorded, aliases=(ref.session_id,))
 
     def read(self, ref: SessionRef) -> Conversation | Unresolved:
         """The cleaned conversation of one session file, or why it cannot be read."""

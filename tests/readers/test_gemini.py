@@ -15,11 +15,12 @@ from hypothesis import strategies as st
 
 from readers import READERS, Conversation, SessionRef, Unresolved
 from readers._io import stat_version
-from readers.gemini import READER
+from readers.gemini import READER, recorded_session_id
 from tests.readers.layout_gemini import lay_out
 from tests.readers.oracle import strings_in
 
-SESSION = "2026-01-01T10-00-abcd1234"
+SESSION = "2026-01-01T10-00-abcd1234"  # the file-name id: an alias
+SESSION_ID = "abcd1234-0000-4000-8000-000000000000"  # the CLI's own id, shown and cited
 STAMP = "2026-01-01T10:00:{:02d}.000Z"
 
 
@@ -60,7 +61,7 @@ def tool_call(name: str, args: dict[str, Any], output: str) -> dict[str, Any]:
 
 def header(**extra: Any) -> dict[str, Any]:
     return {
-        "sessionId": "abcd1234-0000-4000-8000-000000000000",
+        "sessionId": SESSION_ID,
         "projectHash": "0" * 64,
         "startTime": STAMP.format(0),
         "lastUpdated": STAMP.format(0),
@@ -492,14 +493,14 @@ def test_discovery_finds_only_chat_session_files(isolated_home: Path) -> None:
     for path, text in extra.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
-    assert list(keys(isolated_home)) == [f"gemini:{SESSION}"]
+    assert list(keys(isolated_home)) == [f"gemini:{SESSION_ID}"]
 
 
 def test_legacy_file_and_its_jsonl_migration_are_one_session(isolated_home: Path) -> None:
     """Resuming ``X.json`` writes ``X.jsonl`` beside it; discovery keeps the JSONL."""
     write_document(isolated_home, legacy([user("u1", "hi")]))
     jsonl = write_lines(isolated_home, [header(), user("u1", "hi"), user("u2", "more")])
-    assert keys(isolated_home) == {f"gemini:{SESSION}": jsonl}
+    assert keys(isolated_home) == {f"gemini:{SESSION_ID}": jsonl}
 
 
 def test_copied_hash_folder_yields_the_newest_copy(isolated_home: Path) -> None:
@@ -509,7 +510,59 @@ def test_copied_hash_folder_yields_the_newest_copy(isolated_home: Path) -> None:
     for path, when in ((old, 1_700_000_000), (new, 1_700_000_500)):
         path.write_text(json.dumps(legacy([user("u1", "hi")])))
         os.utime(path, (when, when))
-    assert keys(isolated_home) == {f"gemini:{SESSION}": new}
+    assert keys(isolated_home) == {f"gemini:{SESSION_ID}": new}
+
+
+def test_the_session_id_is_the_one_the_cli_recorded(isolated_home: Path) -> None:
+    """The id shown and cited is ``sessionId`` (what ``--resume`` takes), not the file stem."""
+    write_lines(isolated_home, [header(), user("u1", "hi")])
+    (found,) = list(READER.discover(root(isolated_home)))
+    assert isinstance(found, SessionRef)
+    assert (found.session_id, found.aliases) == (SESSION_ID, (SESSION,))
+
+
+def test_a_pretty_printed_legacy_document_gives_its_session_id(isolated_home: Path) -> None:
+    """The legacy JSON document's leading ``sessionId`` is found by a small read."""
+    write_document(isolated_home, legacy([user("u1", "hi")]))
+    (found,) = list(READER.discover(root(isolated_home)))
+    assert found.session_id == SESSION_ID
+
+
+def test_a_file_that_records_no_session_id_keeps_its_file_name_id(isolated_home: Path) -> None:
+    """Without a recorded ``sessionId`` the file stem stays the id."""
+    write_lines(isolated_home, [{"projectHash": "0" * 64}, user("u1", "hi")])
+    (found,) = list(READER.discover(root(isolated_home)))
+    assert (found.session_id, getattr(found, "aliases", ())) == (SESSION, ())
+
+
+def test_recorded_session_id_reads_only_the_first_occurrence() -> None:
+    """A later ``sessionId`` (inside a message) never replaces the header's."""
+    head = b'{"sessionId": "first", "messages": [{"sessionId": "second"}]}'
+    assert recorded_session_id(head) == "first"
+    assert recorded_session_id(b'{"messages": []}') is None
+
+
+def test_an_unreadable_copy_counts_as_the_session_of_its_file_name(isolated_home: Path) -> None:
+    """A copy that cannot be read is not listed beside the readable one of the same name."""
+    write_lines(isolated_home, [header(), user("u1", "hi")])
+    link = chats_dir(isolated_home, "a" * 64) / f"session-{SESSION}.json"
+    link.symlink_to(isolated_home / "gone.json")
+    found = list(READER.discover(root(isolated_home)))
+    assert [(type(item).__name__, item.session_id) for item in found] == [
+        ("SessionRef", SESSION_ID)
+    ]
+
+
+def test_a_session_is_looked_up_by_its_file_name_id_too(isolated_home: Path) -> None:
+    """``sources show gemini:<stem>`` finds the session listed under its ``sessionId``."""
+    from dreamd.catalog import Catalog
+    from dreamd.statedb import open_state
+
+    write_lines(isolated_home, [header(), user("u1", "hi there")])
+    catalog = Catalog(open_state(isolated_home / "state.db"), {"gemini": [root(isolated_home)]})
+    by_stem = catalog.read("gemini", SESSION)
+    assert by_stem.session_id == SESSION_ID
+    assert catalog.read("gemini", SESSION_ID).revision == by_stem.revision
 
 
 def test_dangling_symlink_is_unresolved_at_discovery(isolated_home: Path) -> None:
@@ -518,7 +571,7 @@ def test_dangling_symlink_is_unresolved_at_discovery(isolated_home: Path) -> Non
     link.symlink_to(isolated_home / "gone.json")
     (found,) = list(READER.discover(root(isolated_home)))
     assert isinstance(found, Unresolved)
-    assert found.session_id == SESSION
+    assert found.session_id == SESSION  # nothing can be read: the file-name id
 
 
 def test_missing_root_discovers_nothing(isolated_home: Path) -> None:
