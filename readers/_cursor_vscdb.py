@@ -15,6 +15,13 @@ Three shapes carry conversations, one session each:
   ``fullConversationHeadersOnly``, or an inline ``conversation``) and one row
   ``bubbleId:<id>:<bubble>`` per bubble.
 
+One session per conversation: the legacy chat pane repeats the exchanges
+of the composers, and identical composers exist (a prompt re-run in a new
+composer, kept twice). Composers with the same messages are one session,
+the first created keeping it and the others its aliases; a chat tab whose
+every message is one of a composer's is a repeat and is not listed
+(``_one_per_conversation``).
+
 ``SessionRef.locator`` names the conversation inside its database:
 ``composer:<id>``, ``chat:<tab id>`` or ``kv:<id>``, the last optionally
 followed by ``|<workspace hash>`` (the ``workspaceStorage`` folder that lists
@@ -255,7 +262,8 @@ def _scan_item_table(
     scan: _Scan,
     workspace: str | None,
 ) -> None:
-    """Inline composers and legacy chat tabs kept in ``ItemTable``."""
+    """Inline composers and legacy chat tabs kept in ``ItemTable``, one per conversation."""
+    inline: list[_Inline] = []
     for key, collect in ((_COMPOSERS_KEY, _inline_composers), (_CHAT_KEY, _chat_tabs)):
         try:
             data = _decode_item(connection, key)
@@ -263,7 +271,57 @@ def _scan_item_table(
             scan.found.append(_db_unresolved(path, f"{key} is not JSON: {error}"))
             continue
         if data is not None:
-            collect(data, path, version, scan, workspace)
+            collect(data, path, version, scan, workspace, inline)
+    scan.found.extend(_one_per_conversation(inline))
+
+
+#: A conversation's prose, as (role, text) pairs: what tells two copies of it apart.
+_Signature = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Inline:
+    """A conversation found in ``ItemTable``, with what deduplication compares."""
+
+    ref: SessionRef
+    signature: _Signature
+    created: float
+
+
+def _signature(bubbles: list[Any]) -> _Signature:
+    """The (role, text) pairs of a conversation's prose messages."""
+    return tuple((message.role, message.text) for message in _bubble_messages(bubbles))
+
+
+def _one_per_conversation(found: list[_Inline]) -> list[SessionRef]:
+    """One session per conversation among a database's composers and chat tabs.
+
+    Composers with the same (non-empty) messages are one conversation: the
+    first created keeps it (ties by id), the others become its aliases. A chat
+    tab whose every message is a composer's repeats them (the legacy pane logs
+    composer exchanges) and is left out, as is a tab identical to an earlier one.
+    """
+    composers = [item for item in found if item.ref.locator.startswith("composer:")]
+    tabs = [item for item in found if not item.ref.locator.startswith("composer:")]
+    keepers: dict[_Signature, _Inline] = {}
+    aliases: dict[str, list[str]] = {}
+    for item in sorted(composers, key=lambda i: (i.created, i.ref.session_id)):
+        kept = keepers.setdefault(item.signature, item) if item.signature else item
+        if kept is not item:
+            aliases.setdefault(kept.ref.session_id, []).append(item.ref.session_id)
+    composed = {pair for item in composers for pair in item.signature}
+    seen_tabs: set[_Signature] = set()
+    result: list[SessionRef] = []
+    for item in found:
+        if item in tabs:
+            if item.signature and (set(item.signature) <= composed or item.signature in seen_tabs):
+                continue
+            seen_tabs.add(item.signature)
+        elif item.signature and keepers[item.signature] is not item:
+            continue
+        extra = tuple(aliases.get(item.ref.session_id, ()))
+        result.append(replace(item.ref, aliases=extra) if extra else item.ref)
+    return result
 
 
 def _dicts(value: Any) -> list[dict[str, Any]]:
@@ -293,7 +351,12 @@ def _damaged_list(path: Path, item: str, scan: _Scan, reason: str, sid: str | No
 
 
 def _inline_composers(
-    data: Any, path: Path, version: FileVersion, scan: _Scan, workspace: str | None
+    data: Any,
+    path: Path,
+    version: FileVersion,
+    scan: _Scan,
+    workspace: str | None,
+    found: list[_Inline],
 ) -> None:
     """One session per composer with an inline, non-empty ``conversation``.
 
@@ -317,20 +380,25 @@ def _inline_composers(
             continue
         if not conversation:
             continue
-        scan.found.append(
-            SessionRef(
-                TOOL,
-                cid,
-                str(path),
-                version.with_marker(_content_marker(conversation)),
-                locator=f"composer:{cid}",
-                updated_at=_epoch_time(composer.get("lastUpdatedAt"), composer.get("createdAt")),
-            )
+        ref = SessionRef(
+            TOOL,
+            cid,
+            str(path),
+            version.with_marker(_content_marker(conversation)),
+            locator=f"composer:{cid}",
+            updated_at=_epoch_time(composer.get("lastUpdatedAt"), composer.get("createdAt")),
         )
+        created = _epoch_time(composer.get("createdAt"))
+        found.append(_Inline(ref, _signature(conversation), created.timestamp() if created else 0))
 
 
 def _chat_tabs(
-    data: Any, path: Path, version: FileVersion, scan: _Scan, workspace: str | None
+    data: Any,
+    path: Path,
+    version: FileVersion,
+    scan: _Scan,
+    workspace: str | None,
+    found: list[_Inline],
 ) -> None:
     """One session per legacy chat-pane tab that has bubbles (a damaged list is reported)."""
     tabs = _listed(data, "tabs", "tabId")
@@ -346,16 +414,15 @@ def _chat_tabs(
             continue
         if not bubbles:
             continue
-        scan.found.append(
-            SessionRef(
-                TOOL,
-                tab_id,
-                str(path),
-                version.with_marker(_content_marker(bubbles)),
-                locator=f"chat:{tab_id}",
-                updated_at=_epoch_time(tab.get("lastSendTime")),
-            )
+        ref = SessionRef(
+            TOOL,
+            tab_id,
+            str(path),
+            version.with_marker(_content_marker(bubbles)),
+            locator=f"chat:{tab_id}",
+            updated_at=_epoch_time(tab.get("lastSendTime")),
         )
+        found.append(_Inline(ref, _signature(bubbles), 0.0))
 
 
 #: Per composer row: id, validity, times, header/inline counts, subagent flag, size.
