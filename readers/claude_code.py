@@ -25,6 +25,11 @@ How Claude Code writes a session (CLI 1.x to 2.1.x), and what this reader keeps:
   ``queue-operation`` ``enqueue`` later ``remove``d. Both are taken as prompts
   (``dequeue``d entries come back as ordinary user records; ``popAll`` hands
   them back to the input box, undelivered).
+- A rewind (the person went back and typed a new prompt) leaves the old
+  branch in the file: the conversation is the branch holding the latest
+  leaf, the last user or assistant record of the main chain in file order;
+  branches replaced at a fork of two or more typed prompts are dropped, and
+  broken chains fall back to file order (``dreamd.readers._claude_branches``).
 - The session id is the file's stem: a resumed or plan-continued session
   carries an older ``sessionId`` in its first records.
 - ``cwd`` in the records is the project; the encoded folder name is lossy and
@@ -34,8 +39,9 @@ How Claude Code writes a session (CLI 1.x to 2.1.x), and what this reader keeps:
 
 Decoding is the hot path (sessions reach several MB, mostly tool output and
 progress noise): lines that cannot be a user, assistant or queue record are
-skipped unparsed, and the rest are decoded into small typed structs so that tool
-inputs and results are scanned but never materialised.
+decoded into a struct of their five link fields only, and the rest into small
+typed structs, so that tool inputs and results are scanned but never
+materialised.
 """
 
 from __future__ import annotations
@@ -50,6 +56,7 @@ from typing import Any
 
 import msgspec
 
+from ._claude_branches import Linked, abandoned_branches
 from ._common import discover_files, load_bytes, unresolved
 from ._model import Conversation, Message, Role, SessionRef, Unresolved
 from ._parse import decode_json_lines, parse_timestamp, strip_tagged_blocks, trim_padding
@@ -210,16 +217,23 @@ class _Attachment(msgspec.Struct, rename="camel"):
     origin: Any = None
 
 
-class _Record(msgspec.Struct, rename="camel"):
-    """One line of a transcript, reduced to what selection and cleaning need."""
+class _Link(msgspec.Struct, rename="camel"):
+    """Any line of a transcript as the branch rules see it: what it is and what it follows."""
 
     type: Any = None
     uuid: Any = None
+    parent_uuid: Any = None
+    logical_parent_uuid: Any = None
+    is_sidechain: Any = None
+
+
+class _Record(_Link, rename="camel"):
+    """A user, assistant or queue line, reduced to what selection and cleaning need."""
+
     timestamp: Any = None
     cwd: Any = None
     entrypoint: Any = None
     origin: Any = None
-    is_sidechain: Any = None
     is_meta: Any = None
     is_compact_summary: Any = None
     is_visible_in_transcript_only: Any = None
@@ -233,13 +247,14 @@ class _Record(msgspec.Struct, rename="camel"):
 
 
 _decode_record = msgspec.json.Decoder(_Record).decode
+_decode_link = msgspec.json.Decoder(_Link).decode
 
 
 @dataclass(slots=True)
 class _Decoded:
     """Records recovered from a transcript, with the counts that tell it from garbage."""
 
-    records: list[tuple[int, _Record]] = field(default_factory=list)
+    records: list[tuple[int, _Link]] = field(default_factory=list)
     good_lines: int = 0
     bad_lines: list[int] = field(default_factory=list)
 
@@ -254,17 +269,16 @@ def _decode_transcript(data: bytes) -> _Decoded:
     lines = data.split(b"\n")
     last = len(lines) - 1
     for index, line in enumerate(lines):
-        if _USER_MARK not in line and _ASSISTANT_MARK not in line and _QUEUE_MARK not in line:
-            if line.startswith(b"{") and line.endswith(b"}"):
-                decoded.good_lines += 1  # some other record type: skipped unparsed
-            elif line.strip():
-                _recover_line(decoded, line, index + 1, torn=index == last)
+        if not line.strip():
             continue
+        conversation = _USER_MARK in line or _ASSISTANT_MARK in line or _QUEUE_MARK in line
         try:
-            decoded.records.append((index + 1, _decode_record(line)))
-            decoded.good_lines += 1
+            record = _decode_record(line) if conversation else _decode_link(line)
         except (msgspec.DecodeError, RecursionError):
             _recover_line(decoded, line, index + 1, torn=index == last)
+            continue
+        decoded.records.append((index + 1, record))
+        decoded.good_lines += 1
     return decoded
 
 
@@ -299,11 +313,13 @@ def _record_from_value(value: Any) -> _Record | None:
     return _Record(
         type=value.get("type"),
         uuid=value.get("uuid"),
+        parent_uuid=value.get("parentUuid"),
+        logical_parent_uuid=value.get("logicalParentUuid"),
+        is_sidechain=value.get("isSidechain"),
         timestamp=value.get("timestamp"),
         cwd=value.get("cwd"),
         entrypoint=value.get("entrypoint"),
         origin=value.get("origin"),
-        is_sidechain=value.get("isSidechain"),
         is_meta=value.get("isMeta"),
         is_compact_summary=value.get("isCompactSummary"),
         is_visible_in_transcript_only=value.get("isVisibleInTranscriptOnly"),
@@ -603,10 +619,22 @@ def _reply_id(record: _Record, number: int) -> str:
     return _record_id(record, f"assistant-line-{number}")
 
 
+def _in(uuid: Any, uuids: set[str]) -> bool:
+    return isinstance(uuid, str) and uuid in uuids
+
+
+def _is_typed_prompt(record: Linked) -> bool:
+    """A user record holding what a person typed (a rewind's branches start with one)."""
+    return isinstance(record, _Record) and record.type == "user" and bool(_prompt_text(record))
+
+
 def _conversation(ref: SessionRef, decoded: _Decoded) -> Conversation:
+    """The session from its records, without the branches the person rewound."""
+    abandoned = abandoned_branches((record for _, record in decoded.records), _is_typed_prompt)
     session = _Session()
     for number, record in decoded.records:
-        session.take(number, record)
+        if isinstance(record, _Record) and not _in(record.uuid, abandoned):
+            session.take(number, record)
     return Conversation(
         ref=ref,
         project=session.project,
