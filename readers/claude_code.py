@@ -14,7 +14,10 @@ How Claude Code writes a session (CLI 1.x to 2.1.x), and what this reader keeps:
 - ``user`` records hold typed prompts, but also tool results, slash-command
   and shell-mode envelopes, skill bodies and caveats (``isMeta``), compaction
   summaries (``isCompactSummary``), interruption markers and notifications
-  that a program, not a person, sent. Only the typed text survives.
+  that a program, not a person, sent. Only the typed text survives, and the
+  reason a person typed when rejecting a tool use, which Claude Code stores
+  inside an ``is_error`` tool result after "the user said:" (the rest of
+  that result is the program's).
 - Subagent exchanges are ``isSidechain`` records, stored in sibling
   ``agent-<id>.jsonl`` files (before 2.1) or under ``<session>/subagents/``
   (2.1 on). Neither is a session of its own; stray sidechain records inside a
@@ -59,7 +62,14 @@ import msgspec
 from ._claude_branches import Linked, abandoned_branches
 from ._common import discover_files, load_bytes, unresolved
 from ._model import Conversation, Message, Role, SessionRef, Unresolved
-from ._parse import decode_json_lines, parse_timestamp, strip_tagged_blocks, trim_padding
+from ._parse import (
+    JsonError,
+    decode_json,
+    decode_json_lines,
+    parse_timestamp,
+    strip_tagged_blocks,
+    trim_padding,
+)
 
 __all__ = ["READER", "ClaudeCodeReader"]
 
@@ -98,6 +108,10 @@ _ENVELOPE_TAGS = (
 _INLINE_REASONING_TAGS = ("thinking",)
 
 _INTERRUPTION = re.compile(r"\[Request interrupted by user[^\]\n]*\]")
+
+#: How the result of a tool use the person rejected starts, and where their words begin.
+_REJECTED = "The user doesn't want to proceed with this tool use"
+_USER_SAID = "the user said:"
 
 #: The pointer to the old transcript appended to a plan sent as "Implement the following plan".
 _PLAN_TRANSCRIPT_HINT = re.compile(
@@ -194,10 +208,16 @@ def _session_id(location: str) -> str | None:
 
 
 class _Block(msgspec.Struct):
-    """One content block; tool inputs, results and thinking are skipped unread."""
+    """One content block; tool inputs, results and thinking are skipped unread.
+
+    A tool result's ``content`` stays raw bytes: it is decoded only for an
+    ``is_error`` result, where a person's words may be (a rejected tool use).
+    """
 
     type: Any = None
     text: Any = None
+    is_error: Any = None
+    content: msgspec.Raw = msgspec.Raw()
 
 
 class _ApiMessage(msgspec.Struct):
@@ -338,13 +358,29 @@ def _message_from_value(value: Any) -> _ApiMessage | None:
     content = value.get("content")
     if isinstance(content, list):
         blocks: str | list[_Block] | None = [
-            _Block(type=item.get("type"), text=item.get("text"))
+            _Block(
+                type=item.get("type"),
+                text=item.get("text"),
+                is_error=item.get("is_error"),
+                content=_raw(item.get("content")) if item.get("is_error") is True else _NO_RAW,
+            )
             for item in content
             if isinstance(item, dict)
         ]
     else:
         blocks = content if isinstance(content, str) else None
     return _ApiMessage(id=value.get("id"), model=value.get("model"), content=blocks)
+
+
+_NO_RAW = msgspec.Raw()
+
+
+def _raw(value: Any) -> msgspec.Raw:
+    """``value`` encoded back to JSON, for a field kept raw."""
+    try:
+        return msgspec.Raw(msgspec.json.encode(value))
+    except (TypeError, ValueError, UnicodeEncodeError):
+        return _NO_RAW
 
 
 def _attachment_from_value(value: Any) -> _Attachment | None:
@@ -390,6 +426,48 @@ def _user_texts(record: _Record) -> list[str]:
     return [b.text for b in content if b.type == "text" and isinstance(b.text, str)]
 
 
+def _rejection_reasons(record: _Record) -> list[str]:
+    """What the person typed when rejecting a tool use, from the ``is_error`` tool results.
+
+    Claude Code stores the reason inside the result it sends the model: ``The
+    user doesn't want to proceed with this tool use. ... the user said:``
+    followed by the person's words. Only those words are theirs; a rejection
+    without a reason, and every other error, hold none.
+    """
+    content = record.message.content if record.message is not None else None
+    if not isinstance(content, list):
+        return []
+    reasons = []
+    for block in content:
+        if block.type == "tool_result" and block.is_error is True and len(block.content):
+            reason = _rejection_reason(_result_text(block.content))
+            if reason:
+                reasons.append(reason)
+    return reasons
+
+
+def _result_text(raw: msgspec.Raw) -> str:
+    """The text of a tool result's content: a string, or its text blocks joined."""
+    try:
+        value = decode_json(bytes(raw))
+    except JsonError:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        parts = [b.get("text") for b in value if isinstance(b, dict) and b.get("type") == "text"]
+        return "\n".join(part for part in parts if isinstance(part, str))
+    return ""
+
+
+def _rejection_reason(result: str) -> str:
+    """The person's words in a rejected tool use's result, or ""."""
+    if not result.lstrip().startswith(_REJECTED):
+        return ""
+    _head, marker, reason = result.partition(_USER_SAID)
+    return reason.strip() if marker else ""
+
+
 def _drop_task_trailer(text: str) -> str:
     """Remove the ``Full transcript available at: <path>`` line that follows a
     ``<task-notification>`` block: both are the program's, not the person's."""
@@ -412,11 +490,18 @@ def _clean_prompt(text: str) -> str:
     return text
 
 
-def _prompt_text(record: _Record) -> str:
-    """The cleaned prompt of a user record, or "" when it holds none."""
+def _prompt_text(record: _Record, *, rejections: bool = True) -> str:
+    """The cleaned prompt of a user record, or "" when it holds none.
+
+    With ``rejections``, the reason the person gave when rejecting a tool use
+    counts too: it is their words, stored inside a tool result.
+    """
     if _is_hidden_user_record(record) or _is_machine_origin(record.origin):
         return ""
-    parts = (_clean_prompt(text) for text in _user_texts(record))
+    texts = _user_texts(record)
+    if rejections:
+        texts += _rejection_reasons(record)
+    parts = (_clean_prompt(text) for text in texts)
     return "\n\n".join(part for part in parts if part)
 
 
@@ -624,8 +709,11 @@ def _in(uuid: Any, uuids: set[str]) -> bool:
 
 
 def _is_typed_prompt(record: Linked) -> bool:
-    """A user record holding what a person typed (a rewind's branches start with one)."""
-    return isinstance(record, _Record) and record.type == "user" and bool(_prompt_text(record))
+    """A user record holding what a person typed at the prompt (a rewind's branches
+    start with one; a tool use's rejection reason does not)."""
+    if not isinstance(record, _Record) or record.type != "user":
+        return False
+    return bool(_prompt_text(record, rejections=False))
 
 
 def _conversation(ref: SessionRef, decoded: _Decoded) -> Conversation:
