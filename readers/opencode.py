@@ -502,6 +502,8 @@ def _list_sessions(database: Path) -> list[_Listed]:
         rows = connection.execute(_listing_sql(columns)).fetchall()
     listed: list[_Listed] = []
     for sid, updated, parent, title, count, last in rows:
+        if isinstance(sid, bytes):  # stored as a BLOB: no text id to look the session up by
+            raise UnreadableSession(f"damaged session table: an id is {len(sid)} bytes, not text")
         if not isinstance(sid, str) or not sid or sid in imported:
             continue
         if _is_child_session(parent, title):
