@@ -498,3 +498,40 @@ def test_damaged_timestamp_is_pure_in_now() -> None:
     stamped = info(last_message_at=NOW + timedelta(days=2))
     assert damaged_timestamp(stamped, NOW) is not None
     assert damaged_timestamp(stamped, NOW + timedelta(days=2)) is None
+
+
+def test_upgrading_the_state_database_reads_every_session_again(tmp_path: Path) -> None:
+    """Migration 0004 adds the damage columns and empties the cache: nothing stale stays."""
+    from sqlalchemy import text as sql
+
+    from dreamd.migrations.runner import upgrade
+    from dreamd.statedb import create_state_engine
+
+    path = tmp_path / "state.db"
+    engine = create_state_engine(path)
+    upgrade(engine, "0003")
+    with engine.begin() as connection:
+        connection.execute(
+            sql(
+                "INSERT INTO session_cache (tool, path, locator, session_id, device, inode, size,"
+                " mtime_ns, marker, messages, user_messages, machine_opening, human_replies,"
+                " read_at) VALUES ('pi', '/p', '', 's', 1, 2, 3, 4, '', 5, 2, 0, 1, 0)"
+            )
+        )
+    engine.dispose()
+    state = open_state(path)
+    assert state.load_session_cache() == {}
+    state.save_sessions([info(damaged_lines=(4,))], now=NOW)
+    assert next(iter(state.load_session_cache().values())).damaged_lines == (4,)
+
+
+def test_sources_show_text_names_the_damage_and_the_notes(isolated_home: Path) -> None:
+    """The text form of ``sources show`` says the session is partial, and why."""
+    records = claude_turns(3)
+    records[0]["cwd"] = "relative/dir"
+    path = claude_file(isolated_home, with_garbage(records, 3))
+    os.utime(path, (OLD.timestamp(), OLD.timestamp()))
+    done = run_dreamd(isolated_home, "sources", "show", "claude-code:s1")
+    assert done.returncode == 0, done.stderr
+    assert "damaged:  lines 3 could not be read (partial)" in done.stdout
+    assert "note:     project unknown" in done.stdout
