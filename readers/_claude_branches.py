@@ -22,11 +22,14 @@ The rules, one function each:
   written just before, so that the whole file is walked and no message is
   lost to a broken link (file order decides there).
 - **A rewind** (``rewound_children``) is a spine record, reached from its
-  child by a real parent link, with two or more children that start with a
-  typed user prompt: every such child but the one the spine came through
-  was abandoned. Forks whose branches are tool results or progress records
-  are never pruned, and neither is a fork the spine reached by a jump (the
-  live child is then unknown).
+  child by a real parent link, with two or more children whose branches
+  start with a typed user prompt: every such child but the one the spine
+  came through was abandoned. A branch starts with its first user or
+  assistant record, looked for through progress, system and attachment
+  records (``branch_start``): the old prompt may hang below a turn's system
+  record while the new one hangs from the reply itself. Forks whose branches
+  start with tool results or replies are never pruned, and neither is a
+  fork the spine reached by a jump (the live child is then unknown).
 - **What is dropped** (``abandoned_branches``) is each abandoned child with
   every record below it, never a spine record.
 
@@ -39,7 +42,15 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-__all__ = ["Graph", "Linked", "abandoned_branches", "latest_leaf", "rewound_children", "spine"]
+__all__ = [
+    "Graph",
+    "Linked",
+    "abandoned_branches",
+    "branch_start",
+    "latest_leaf",
+    "rewound_children",
+    "spine",
+]
 
 _CONVERSATION = frozenset({"user", "assistant"})
 
@@ -127,20 +138,43 @@ def _written_before(graph: Graph, uuid: str, walked: dict[str, str | None]) -> s
     return graph.order[index] if index >= 0 else None
 
 
+def branch_start(graph: Graph, uuid: str) -> Linked | None:
+    """The first user or assistant record of the branch that begins at ``uuid``,
+    found through the progress, system and attachment records above it."""
+    pending = [uuid]
+    seen: set[str] = set()
+    while pending:
+        current = pending.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        record = graph.records[current]
+        if record.type in _CONVERSATION:
+            return record
+        pending.extend(reversed(graph.children.get(current, ())))
+    return None
+
+
 def rewound_children(
     graph: Graph, walked: dict[str, str | None], is_prompt: Callable[[Linked], bool]
 ) -> list[str]:
     """Children abandoned by a rewind: at a spine record reached through a parent
-    link, every child starting with a typed prompt but the spine's own, when two
-    or more children start with one."""
+    link, every child whose branch starts with a typed prompt but the spine's
+    own, when two or more children's branches start with one."""
     abandoned: list[str] = []
     for uuid, live in walked.items():
-        if live is None:
+        children = graph.children.get(uuid, ())
+        if live is None or len(children) < 2:
             continue
-        prompts = [c for c in graph.children.get(uuid, ()) if is_prompt(graph.records[c])]
+        prompts = [c for c in children if _starts_with_prompt(graph, c, is_prompt)]
         if len(prompts) >= 2:
             abandoned.extend(child for child in prompts if child != live)
     return abandoned
+
+
+def _starts_with_prompt(graph: Graph, uuid: str, is_prompt: Callable[[Linked], bool]) -> bool:
+    start = branch_start(graph, uuid)
+    return start is not None and is_prompt(start)
 
 
 def _below(graph: Graph, roots: Sequence[str], keep: dict[str, str | None]) -> set[str]:

@@ -118,6 +118,16 @@ def test_the_walk_goes_through_progress_and_system_records(isolated_home: Path) 
     assert texts(conversation, "user") == ["prompt number 1", "prompt number 3"]
 
 
+def test_a_rewound_prompt_below_a_system_record_is_found(isolated_home: Path) -> None:
+    """The old prompt hung below the turn's system record, the new one from the reply."""
+    note = system("s1", "turn_duration", 2)
+    records = [*a_turn(1), note, *a_turn(2), *a_turn(3)]
+    parents = {"u1": None, "a1": "u1", "s1": "a1", "u2": "s1", "a2": "u2"}
+    parents |= {"u3": "a1", "a3": "u3"}
+    conversation = read_records(isolated_home, linked(records, parents))
+    assert texts(conversation, "user") == ["prompt number 1", "prompt number 3"]
+
+
 def test_the_walk_crosses_a_compaction_boundary(isolated_home: Path) -> None:
     """A rewind before a ``compact_boundary`` is found through ``logicalParentUuid``."""
     boundary = system("cb", "compact_boundary", 5, logicalParentUuid="a3")
