@@ -120,6 +120,8 @@ class SessionRef:
         if not self.session_id:
             raise ValueError("a session needs an id")
         object.__setattr__(self, "session_id", clean_id(self.session_id))
+        if self.aliases:
+            object.__setattr__(self, "aliases", tuple(map(clean_id, self.aliases)))
         if type(self.location) is not str:
             object.__setattr__(self, "location", os.fspath(self.location))
         if self.updated_at is not None:
