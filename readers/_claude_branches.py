@@ -74,6 +74,12 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _is_conversation(record: Linked) -> bool:
+    """A user or assistant record (a damaged ``type`` of any other shape is not)."""
+    kind = record.type
+    return isinstance(kind, str) and kind in _CONVERSATION
+
+
 @dataclass(slots=True)
 class Graph:
     """The main chain's records by uuid, in file order, with their links."""
@@ -109,7 +115,7 @@ def _graph(records: Iterable[Linked]) -> Graph:
 def latest_leaf(graph: Graph) -> str | None:
     """The last user or assistant record of the main chain in file order."""
     for uuid in reversed(graph.order):
-        if graph.records[uuid].type in _CONVERSATION:
+        if _is_conversation(graph.records[uuid]):
             return uuid
     return None
 
@@ -149,7 +155,7 @@ def branch_start(graph: Graph, uuid: str) -> Linked | None:
             continue
         seen.add(current)
         record = graph.records[current]
-        if record.type in _CONVERSATION:
+        if _is_conversation(record):
             return record
         pending.extend(reversed(graph.children.get(current, ())))
     return None

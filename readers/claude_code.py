@@ -408,7 +408,8 @@ def _is_hidden_user_record(record: _Record) -> bool:
 
 def _is_machine_origin(origin: Any) -> bool:
     """``origin`` of a prompt a program sent: a background task's notice, another session."""
-    return isinstance(origin, dict) and origin.get("kind") in _MACHINE_ORIGINS
+    kind = origin.get("kind") if isinstance(origin, dict) else None
+    return isinstance(kind, str) and kind in _MACHINE_ORIGINS
 
 
 def _user_texts(record: _Record) -> list[str]:

@@ -226,3 +226,16 @@ def test_no_real_session_loses_a_message_it_should_keep(
         assert actual == expected, path.name
         checked += 1
     assert checked >= 20 and set(ABANDONED) <= {p.name for p in _main_fixtures(shared_transcripts)}
+
+
+def test_records_of_damaged_shapes_never_break_the_walk(isolated_home: Path) -> None:
+    """A ``type`` or ``origin.kind`` that is a list is no conversation record, and no error."""
+    odd = [
+        {"type": ["user"], "uuid": "x1", "parentUuid": "a1", "isSidechain": False},
+        user("x2", "a prompt with a damaged origin", 3, origin={"kind": ["peer"]}),
+    ]
+    records = [*chain(a_turn(1)), *linked(odd, {"x2": "x1"})]
+    assert texts(read_records(isolated_home, records), "user") == [
+        "prompt number 1",
+        "a prompt with a damaged origin",
+    ]
