@@ -197,7 +197,11 @@ class Catalog:
         return infos
 
     def read(self, tool: str, session_id: str) -> Conversation:
-        """The cleaned conversation of ``tool:session_id``; raises ``NotFound``."""
+        """The cleaned conversation of ``tool:session_id``; raises ``NotFound``.
+
+        A session is found by its id or by one of its aliases (a Gemini chat by
+        its file name, an Aider chat by the id an older reader gave it).
+        """
         if tool not in self.readers:
             raise NotFound(f"unknown tool {tool!r} (known: {', '.join(self.readers)})")
         if tool not in self.source_roots:
@@ -207,6 +211,7 @@ class Catalog:
             found
             for found in discover_all(reader, self.source_roots[tool])
             if found.session_id == session_id
+            or (isinstance(found, SessionRef) and session_id in found.aliases)
         ]
         if not refs:
             raise NotFound(

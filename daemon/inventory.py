@@ -29,6 +29,10 @@ __all__ = [
 class SessionInfo(NamedTuple):
     """One session as selection sees it. ``unresolved`` holds the reason a read failed.
 
+    ``damaged_lines`` are the source lines the reader could not decode (the
+    session is ``partial``: readable, never resolved while damaged);
+    ``notes`` what else the reader reported (an unknown project, say).
+
     A named tuple with a string ``path``, like ``SessionRef.location``: ten
     thousand of these are loaded from the cache on every listing.
     """
@@ -48,10 +52,17 @@ class SessionInfo(NamedTuple):
     machine_opening: bool = False
     human_replies: int = 0
     unresolved: str | None = None
+    damaged_lines: tuple[int, ...] = ()
+    notes: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
         return f"{self.tool}:{self.session_id}"
+
+    @property
+    def partial(self) -> bool:
+        """True when the source is damaged: the collector must not mark it resolved."""
+        return bool(self.damaged_lines)
 
 
 def summarize(conversation: Conversation) -> SessionInfo:
@@ -75,6 +86,8 @@ def summarize(conversation: Conversation) -> SessionInfo:
         machine_opening=conversation.automated
         or (opening is not None and is_machine_opening(opening.text)),
         human_replies=sum(1 for m in users[1:] if is_substantive_reply(m)),
+        damaged_lines=conversation.damaged_lines,
+        notes=conversation.notes,
     )
 
 

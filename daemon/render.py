@@ -45,6 +45,9 @@ def session_json(info: SessionInfo) -> dict[str, Any]:
         "user_messages": info.user_messages,
         "revision": info.revision,
         "file_version": info.file_version.as_dict() if info.file_version else None,
+        "partial": info.partial,
+        "damaged_lines": list(info.damaged_lines),
+        "notes": list(info.notes),
     }
 
 
@@ -120,6 +123,8 @@ def conversation_text(conversation: Conversation) -> str:
         f"file:     {conversation.ref.path}",
         f"revision: {conversation.revision}",
         f"messages: {len(conversation.messages)} ({conversation.user_messages} from the user)",
+        *(f"note:     {note}" for note in conversation.notes),
+        *_damage_lines(conversation),
         "",
     ]
     body: list[str] = []
@@ -128,6 +133,14 @@ def conversation_text(conversation: Conversation) -> str:
         body.append(message.text.rstrip())
         body.append("")
     return "\n".join(head + body) + ("\n" if body else "")
+
+
+def _damage_lines(conversation: Conversation) -> list[str]:
+    """A ``damaged:`` header line for a partial conversation (none otherwise)."""
+    if not conversation.partial:
+        return []
+    lines = ", ".join(map(str, conversation.damaged_lines))
+    return [f"damaged:  lines {lines} could not be read (partial)"]
 
 
 class Progress:

@@ -10,29 +10,40 @@ Rules, each one function below:
 3. Guards, in this order, before any budget is spent:
    unresolved (could not be read: reported, never taken as empty),
    live (written or last message within the guard, or named live: a live
-   session is never marked trivial or resolved),
+   session is never marked trivial or resolved; a last message more than
+   ``FUTURE_TOLERANCE`` ahead of the clock is a damaged timestamp, reported
+   in the reason, and the file's time decides: ``damaged_timestamp``),
    resolved (the cursor resolved this exact revision),
    trivial (fewer than 4 messages, no user message, or a machine-written
    opening prompt with no substantive human reply; or recorded skipped at
    this revision).
-4. Budget: eligible sessions in order until the session budget is reached or
-   the message budget is used up; the first eligible session is always taken
-   so that a long session cannot block the queue. The rest is deferred.
+   A session read from a damaged source (``SessionInfo.partial``) is never
+   ``resolved``, whatever the cursor says: it is ``partial``, as selectable
+   as an eligible one, with the damaged lines in its reason (``damage_reason``).
+4. Budget: selectable sessions (``eligible`` and ``partial``) in order until
+   the session budget is reached or the message budget is used up; the first
+   one is always taken so that a long session cannot block the queue. The
+   rest is deferred.
+
+What a reader noted about a session (an unknown project) is added to its
+reason (``with_notes``).
 
 Invariants: the result does not depend on input order; every input session
-gets exactly one decision; only ``eligible`` sessions are ever selected.
+gets exactly one decision; only ``eligible`` and ``partial`` sessions are
+ever selected.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 from dreamd.inventory import SessionInfo
 
 __all__ = [
+    "SELECTABLE",
     "CursorEntry",
     "Decision",
     "Selection",
@@ -40,14 +51,34 @@ __all__ = [
     "Status",
     "apply_budget",
     "collapse_duplicates",
+    "damage_note",
+    "damage_reason",
+    "damaged_timestamp",
     "live_reason",
     "order_key",
     "resolved_reason",
     "select",
     "trivial_reason",
+    "with_notes",
 ]
 
-Status = Literal["eligible", "live", "trivial", "resolved", "unresolved", "held"]
+Status = Literal[
+    "eligible", "partial", "damaged", "live", "trivial", "resolved", "unresolved", "held"
+]
+
+#: The cursor's reason for a damaged session whose every readable message was collected at
+#: its revision: it waits for the damage to go (``damaged``), instead of taking the budget
+#: on every run.
+READABLE_DONE = "every readable message collected"
+
+#: Statuses the budget may take: ``partial`` is eligible, but read from a damaged source.
+SELECTABLE: frozenset[str] = frozenset({"eligible", "partial"})
+
+#: Damaged line numbers named in a reason, at most.
+_LINES_SHOWN = 20
+
+#: A last message further ahead of the clock than this cannot be real: a damaged timestamp.
+FUTURE_TOLERANCE = timedelta(days=1)
 
 #: Seed 002: sessions of fewer than about four messages are not worth a window.
 MIN_MESSAGES = 4
@@ -90,8 +121,8 @@ class Selection:
 
     @property
     def backlog(self) -> int:
-        """Eligible sessions left for a later run."""
-        return sum(1 for d in self.decisions if d.status == "eligible" and not d.selected)
+        """Selectable sessions left for a later run."""
+        return sum(1 for d in self.decisions if d.status in SELECTABLE and not d.selected)
 
 
 def select(
@@ -141,16 +172,38 @@ def order_key(info: SessionInfo) -> tuple[bool, float, str, str, str, str]:
 def live_reason(
     info: SessionInfo, now: datetime, guard: timedelta, live_ids: frozenset[str]
 ) -> str | None:
-    """Why a session counts as live (still being written), or None."""
+    """Why a session counts as live (still being written), or None.
+
+    A damaged last-message time (``damaged_timestamp``) is not evidence of
+    life: the file's time decides alone, so such a session is not live forever.
+    """
     if info.key in live_ids:
         return "named live"
     threshold = now - guard
     minutes = int(guard.total_seconds() // 60)
     if info.activity_at is not None and info.activity_at > threshold:
         return f"written in the last {minutes} min"
-    if info.last_message_at is not None and info.last_message_at > threshold:
+    last = info.last_message_at
+    if last is not None and last > threshold and damaged_timestamp(info, now) is None:
         return f"last message in the last {minutes} min"
     return None
+
+
+def damaged_timestamp(info: SessionInfo, now: datetime) -> str | None:
+    """Why the session's last-message time cannot be trusted, or None.
+
+    A last message more than ``FUTURE_TOLERANCE`` ahead of ``now`` was never
+    written at that time: the timestamp is damaged (or the clock that wrote it
+    was), and it is reported rather than believed.
+    """
+    last = info.last_message_at
+    if last is None or last <= now + FUTURE_TOLERANCE:
+        return None
+    shown = last.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
+    return (
+        f"damaged timestamp: last message at {shown} UTC is more than a day ahead "
+        "of the clock; the file's time decides"
+    )
 
 
 def resolved_reason(info: SessionInfo, entry: CursorEntry | None) -> str | None:
@@ -173,7 +226,41 @@ def trivial_reason(info: SessionInfo, entry: CursorEntry | None) -> str | None:
     return None
 
 
+def damage_reason(info: SessionInfo) -> str:
+    """Why a damaged session is ``partial``: the lines that could not be read."""
+    return damage_note(info.damaged_lines)
+
+
+def damage_note(lines: Sequence[int]) -> str:
+    """The damaged line numbers, in words (the first few)."""
+    shown = ", ".join(map(str, lines[:_LINES_SHOWN])) + (
+        ", ..." if len(lines) > _LINES_SHOWN else ""
+    )
+    noun = "line" if len(lines) == 1 else "lines"
+    return f"damaged {noun} {shown}: read from the rest, never resolved while damaged"
+
+
+def with_notes(decision: Decision, *extra: str | None) -> Decision:
+    """The decision with what the reader noted about the session (and ``extra``
+    notes, None skipped) added to its reason."""
+    notes = [*decision.session.notes, *(note for note in extra if note)]
+    if not notes:
+        return decision
+    return replace(decision, reason=f"{decision.reason}; {'; '.join(notes)}")
+
+
 def _guard(
+    info: SessionInfo,
+    cursor: Mapping[str, CursorEntry],
+    now: datetime,
+    live_ids: frozenset[str],
+    policy: SelectionPolicy,
+) -> Decision:
+    decision = _decide(info, cursor, now, live_ids, policy)
+    return with_notes(decision, damaged_timestamp(info, now))
+
+
+def _decide(
     info: SessionInfo,
     cursor: Mapping[str, CursorEntry],
     now: datetime,
@@ -188,6 +275,13 @@ def _guard(
     entry = cursor.get(info.key)
     if entry is not None and entry.state == "held":
         return Decision(info, "held", entry.reason)
+    if info.partial:
+        trivial = trivial_reason(info, entry)
+        if trivial is not None:
+            return Decision(info, "trivial", trivial)
+        if _readable_done(info, entry):
+            return Decision(info, "damaged", f"{damage_reason(info)}; {READABLE_DONE}")
+        return Decision(info, "partial", damage_reason(info))
     resolved = resolved_reason(info, entry)
     if resolved is not None:
         return Decision(info, "resolved", resolved)
@@ -201,21 +295,31 @@ def _guard(
     return Decision(info, "eligible", "new")
 
 
+def _readable_done(info: SessionInfo, entry: CursorEntry | None) -> bool:
+    """Whether the collector took everything readable of this damaged revision already."""
+    return (
+        entry is not None
+        and entry.state == "partial"
+        and entry.revision == info.revision
+        and entry.reason == READABLE_DONE
+    )
+
+
 def apply_budget(decisions: list[Decision], policy: SelectionPolicy) -> list[Decision]:
     """Mark eligible sessions selected, in order, until a budget is reached."""
     taken = messages = 0
     result: list[Decision] = []
     for decision in decisions:
-        if decision.status != "eligible":
+        if decision.status not in SELECTABLE:
             result.append(decision)
             continue
         if taken < policy.budget_sessions and (taken == 0 or messages < policy.budget_messages):
             taken += 1
             messages += decision.session.messages
             reason = f"{decision.reason}; selected ({taken} of {policy.budget_sessions})"
-            result.append(Decision(decision.session, "eligible", reason, selected=True))
+            result.append(replace(decision, reason=reason, selected=True))
         else:
             which = "session" if taken >= policy.budget_sessions else "message"
             reason = f"{decision.reason}; deferred: {which} budget reached"
-            result.append(Decision(decision.session, "eligible", reason))
+            result.append(replace(decision, reason=reason))
     return result

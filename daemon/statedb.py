@@ -54,7 +54,7 @@ __all__ = [
 ]
 
 #: The newest migration; ``open_state`` skips Alembic entirely when the file is at it.
-HEAD_REVISION = "0003"
+HEAD_REVISION = "0004"
 
 metadata = MetaData(
     naming_convention={
@@ -89,6 +89,8 @@ session_cache = Table(
     Column("human_replies", Integer, nullable=False),
     Column("unresolved", Text),
     Column("read_at", Float, nullable=False),
+    Column("damaged_lines", Text),
+    Column("notes", Text),
 )
 
 collector_cursor = Table(
@@ -299,7 +301,7 @@ _CACHE_COLUMNS = tuple(
         "device", "inode", "size", "mtime_ns", "marker",
         "activity_at", "project", "first_message_at", "last_message_at",
         "messages", "user_messages", "revision", "machine_opening", "human_replies",
-        "unresolved",
+        "unresolved", "damaged_lines", "notes",
     )
 )  # fmt: skip
 
@@ -323,7 +325,19 @@ def _info_from_row(row: Any) -> SessionInfo:
         bool(row[16]),
         row[17],
         row[18],
+        _lines(row[19]),
+        _notes(row[20]),
     )
+
+
+def _lines(value: str | None) -> tuple[int, ...]:
+    """Damaged line numbers stored as ``3,7,12`` (NULL or empty: none)."""
+    return tuple(int(part) for part in value.split(",")) if value else ()
+
+
+def _notes(value: str | None) -> tuple[str, ...]:
+    """Reader notes stored as a JSON array (NULL: none)."""
+    return tuple(msgspec.json.decode(value)) if value else ()
 
 
 def _row_from_info(info: SessionInfo, now: datetime) -> Mapping[str, Any]:
@@ -350,6 +364,8 @@ def _row_from_info(info: SessionInfo, now: datetime) -> Mapping[str, Any]:
         "human_replies": info.human_replies,
         "unresolved": info.unresolved,
         "read_at": now.timestamp(),
+        "damaged_lines": ",".join(map(str, info.damaged_lines)) or None,
+        "notes": msgspec.json.encode(list(info.notes)).decode() if info.notes else None,
     }
 
 

@@ -11,8 +11,10 @@ replies as plain text set off by blank lines. Format rules, one function each:
 
 - chats are found by a bytes search, never a Markdown parse: ``find_chats``;
   header times are naive local time, read in this machine's zone:
-  ``chat_started_at``; ids hash the file's real path, the header and how many
-  earlier headers in the file carry the same time: ``session_id``;
+  ``chat_started_at``; ids hash what the file itself says: its path
+  relative to the project root (found by ``dreamd.readers.aider``), the
+  header and how many earlier headers in the file carry the same time, so
+  that moving a home or a checkout changes no id: ``chat_id``;
 - lines are typed by prefix, trailing spaces and neighbours so that a reply's
   own ``#### Heading`` or ``> quote`` stays prose: ``split_records``;
 - notices (banners, ``Tokens:``, ``Applied edit``, ``Commit``, errors, edit
@@ -20,8 +22,9 @@ replies as plain text set off by blank lines. Format rules, one function each:
 - answers to confirm prompts that Aider logs as input are not prompts:
   ``is_confirm_answer``; slash and ``!`` commands are dropped, except that
   ``/ask``, ``/code``, ``/architect``, ``/context``, ``/help`` and ``/ok`` keep
-  the prompt they carry: ``command_prompt``; Aider logs that prompt again as
-  input, and the copy is skipped: ``_Relog``;
+  the prompt they carry, and ``/copy-context`` the question it copies for
+  another model: ``command_prompt``; Aider logs a sent prompt again as input,
+  and the copy is skipped: ``_Relog``;
 - in architect mode the architect's reply is handed to the editor model and
   logged again as input: ``is_editor_handoff``;
 - replies lose reasoning blocks (``strip_reasoning``), SEARCH/REPLACE edit
@@ -62,7 +65,7 @@ __all__ = [
     "find_chats",
     "is_confirm_answer",
     "launched_by_program",
-    "session_id",
+    "legacy_session_id",
     "split_records",
 ]
 
@@ -78,7 +81,12 @@ _COMMAND_NAMES = (
 )
 _COMMANDS = frozenset(_COMMAND_NAMES.split())
 #: Commands whose arguments Aider sends to the model as the user's message.
-_PROMPT_COMMANDS = frozenset({"ask", "code", "architect", "context", "help", "ok"})
+_SENT_COMMANDS = frozenset({"ask", "code", "architect", "context", "help", "ok"})
+#: Commands whose arguments are the person's question though Aider sends nothing:
+#: ``/copy-context <question>`` puts the context and the question on the clipboard,
+#: for a model outside Aider.
+_QUESTION_COMMANDS = frozenset({"copy-context"})
+_PROMPT_COMMANDS = _SENT_COMMANDS | _QUESTION_COMMANDS
 _OK_PROMPT = "Ok, please go ahead and make those changes."
 
 _CONFIRM = re.compile(r"\(Y\)es/\(N\)o.*\[[^\]\n]*\]:\s*\S*\s*$")
@@ -192,14 +200,16 @@ def chat_started_at(stamp: str) -> datetime | None:
         return None
 
 
-def session_id(path: Path, stamp: str, ordinal: int) -> str:
-    """``<YYYYMMDDTHHMMSS>-<hash>`` of one chat; the hash covers the file's real
-    path, the header text and the count of earlier same-time headers."""
+def legacy_session_id(path: Path, stamp: str, ordinal: int) -> str:
+    """The id readers gave a chat before ids stopped depending on where the file
+    is: the hash covered the file's real (absolute) path. Kept as an alias."""
     return chat_id(os.path.realpath(path), stamp, ordinal)
 
 
 def chat_id(where: str, stamp: str, ordinal: int) -> str:
-    """``session_id`` for a file whose real path, ``where``, is already known."""
+    """``<YYYYMMDDTHHMMSS>-<hash>`` of one chat: the hash covers ``where`` (the file's
+    path relative to its project root), the header text and the count of earlier
+    same-time headers."""
     key = f"{where}\n{stamp}\n{ordinal}".encode("utf-8", "surrogatepass")
     digest = hashlib.sha256(key).hexdigest()[:12]
     found = _STAMP.match(stamp)
@@ -331,8 +341,10 @@ def command_prompt(text: str) -> tuple[str, str] | None:
     """``(command, prompt)`` for a command that sends its arguments to the model.
 
     ``/ask q``, ``/code q``, ``/architect q``, ``/context q``, ``/help q`` send
-    ``q``; ``/ok x`` sends ``Ok, please go ahead and make those changes. x``.
-    Every other command, an ambiguous or unknown one and ``!shell`` send nothing.
+    ``q``; ``/ok x`` sends ``Ok, please go ahead and make those changes. x``;
+    ``/copy-context q`` sends nothing but ``q`` is the person's question all
+    the same. Every other command, an ambiguous or unknown one and ``!shell``
+    carry no prompt.
     """
     if not text.startswith("/"):
         return None
@@ -556,7 +568,8 @@ class _Turns:
             carried = command_prompt(text)
             if carried is None:
                 return
-            self.relog = _Relog(*carried)
+            if carried[0] in _SENT_COMMANDS:
+                self.relog = _Relog(*carried)
             text = carried[1]
         self._append(record, "user", text)
 
@@ -571,8 +584,9 @@ class _Turns:
             self._append(record, "assistant", reply)
 
     def _append(self, record: Record, role: Literal["user", "assistant"], text: str) -> None:
-        message_id = f"line-{record.first_text_line}"
-        self.messages.append(Message(message_id, role, text, self.started))
+        message = Message.build(f"line-{record.first_text_line}", role, text, self.started)
+        if message is not None:
+            self.messages.append(message)
 
 
 def chat_messages(records: Iterable[Record], started: datetime | None) -> list[Message]:

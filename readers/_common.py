@@ -40,10 +40,12 @@ def discover_files(
     max_depth: int,
     prune: Callable[[str], bool] = lambda name: False,
 ) -> Iterator[SessionRef | Unresolved]:
-    """One ``SessionRef`` per accepted file; unstat-able files as ``Unresolved``.
+    """One ``SessionRef`` per accepted file; what cannot be read as ``Unresolved``.
 
     ``session_id`` maps a file's location (its path as a string) to its
     session id, or None to skip the file (a subagent transcript, a side file).
+    A file that cannot be stat'ed, a directory under a transcript's name and
+    a folder that cannot be listed are each reported with the reason.
     """
 
     def make(location: str, version: FileVersion | None, error: str | None) -> Item | None:
@@ -54,7 +56,10 @@ def discover_files(
             return Unresolved(tool, Path(location), error or "cannot stat", session_id=sid)
         return SessionRef(tool, sid, location, version)
 
-    return walk(root, accept, make, max_depth=max_depth, prune=prune)
+    def unlistable(location: str, reason: str) -> Item:
+        return Unresolved(tool, Path(location), reason)
+
+    return walk(root, accept, make, max_depth=max_depth, prune=prune, unlistable=unlistable)
 
 
 def load_bytes(ref: SessionRef) -> bytes | Unresolved:

@@ -15,6 +15,13 @@ Three shapes carry conversations, one session each:
   ``fullConversationHeadersOnly``, or an inline ``conversation``) and one row
   ``bubbleId:<id>:<bubble>`` per bubble.
 
+One session per conversation: the legacy chat pane repeats the exchanges
+of the composers, and identical composers exist (a prompt re-run in a new
+composer, kept twice). Composers with the same messages are one session,
+the first created keeping it and the others its aliases; a chat tab whose
+every message is one of a composer's is a repeat and is not listed
+(``_one_per_conversation``).
+
 ``SessionRef.locator`` names the conversation inside its database:
 ``composer:<id>``, ``chat:<tab id>`` or ``kv:<id>``, the last optionally
 followed by ``|<workspace hash>`` (the ``workspaceStorage`` folder that lists
@@ -41,6 +48,7 @@ import msgspec
 
 from ._common import unresolved
 from ._io import (
+    Found,
     connect_sqlite_readonly,
     describe_os_error,
     read_bytes,
@@ -96,17 +104,20 @@ class _Scan:
     kv_ids: set[str] = field(default_factory=set)
 
 
-def _database_files(kind: RootKind, root: Path) -> tuple[list[Path], Path | None]:
-    """Workspace databases and the global database under a root of ``kind``."""
+def _database_files(kind: RootKind, root: Path) -> tuple[list[Found], Path | None]:
+    """Workspace databases (or why one cannot be looked at) and the global database
+    under a root of ``kind``."""
     if kind == "database":
         return [], root
     if kind == "global":
         return [], root / _DB_NAME
     workspaces = root if kind == "workspaces" else root / "workspaceStorage"
     found = [
-        item.path
-        for item in walk_files(workspaces, lambda name: name == _DB_NAME, max_depth=2)
-        if item.path.parent != workspaces
+        item
+        for item in walk_files(
+            workspaces, lambda name: name == _DB_NAME, max_depth=2, report_unlistable=True
+        )
+        if item.path.parent != workspaces or item.version is None
     ]
     return found, (root / "globalStorage" / _DB_NAME if kind == "user" else None)
 
@@ -121,8 +132,11 @@ def discover_databases(kind: RootKind, root: Path) -> Iterator[SessionRef | Unre
     """
     workspace_dbs, global_db = _database_files(kind, root)
     scan = _Scan()
-    for path in workspace_dbs:
-        _scan_database(path, scan, workspace=path.parent.name)
+    for found in workspace_dbs:
+        if found.version is None:
+            scan.found.append(_db_unresolved(found.path, found.error or "cannot stat"))
+        else:
+            _scan_database(found.path, scan, workspace=found.path.parent.name)
     if global_db is not None and (global_db.exists() or global_db.is_symlink()):
         _scan_database(global_db, scan, workspace=None)
     for item in scan.found:
@@ -248,7 +262,8 @@ def _scan_item_table(
     scan: _Scan,
     workspace: str | None,
 ) -> None:
-    """Inline composers and legacy chat tabs kept in ``ItemTable``."""
+    """Inline composers and legacy chat tabs kept in ``ItemTable``, one per conversation."""
+    inline: list[_Inline] = []
     for key, collect in ((_COMPOSERS_KEY, _inline_composers), (_CHAT_KEY, _chat_tabs)):
         try:
             data = _decode_item(connection, key)
@@ -256,7 +271,57 @@ def _scan_item_table(
             scan.found.append(_db_unresolved(path, f"{key} is not JSON: {error}"))
             continue
         if data is not None:
-            collect(data, path, version, scan, workspace)
+            collect(data, path, version, scan, workspace, inline)
+    scan.found.extend(_one_per_conversation(inline))
+
+
+#: A conversation's prose, as (role, text) pairs: what tells two copies of it apart.
+_Signature = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Inline:
+    """A conversation found in ``ItemTable``, with what deduplication compares."""
+
+    ref: SessionRef
+    signature: _Signature
+    created: float
+
+
+def _signature(bubbles: list[Any]) -> _Signature:
+    """The (role, text) pairs of a conversation's prose messages."""
+    return tuple((message.role, message.text) for message in _bubble_messages(bubbles))
+
+
+def _one_per_conversation(found: list[_Inline]) -> list[SessionRef]:
+    """One session per conversation among a database's composers and chat tabs.
+
+    Composers with the same (non-empty) messages are one conversation: the
+    first created keeps it (ties by id), the others become its aliases. A chat
+    tab whose every message is a composer's repeats them (the legacy pane logs
+    composer exchanges) and is left out, as is a tab identical to an earlier one.
+    """
+    composers = [item for item in found if item.ref.locator.startswith("composer:")]
+    tabs = [item for item in found if not item.ref.locator.startswith("composer:")]
+    keepers: dict[_Signature, _Inline] = {}
+    aliases: dict[str, list[str]] = {}
+    for item in sorted(composers, key=lambda i: (i.created, i.ref.session_id)):
+        kept = keepers.setdefault(item.signature, item) if item.signature else item
+        if kept is not item:
+            aliases.setdefault(kept.ref.session_id, []).append(item.ref.session_id)
+    composed = {pair for item in composers for pair in item.signature}
+    seen_tabs: set[_Signature] = set()
+    result: list[SessionRef] = []
+    for item in found:
+        if item in tabs:
+            if item.signature and (set(item.signature) <= composed or item.signature in seen_tabs):
+                continue
+            seen_tabs.add(item.signature)
+        elif item.signature and keepers[item.signature] is not item:
+            continue
+        extra = tuple(aliases.get(item.ref.session_id, ()))
+        result.append(replace(item.ref, aliases=extra) if extra else item.ref)
+    return result
 
 
 def _dicts(value: Any) -> list[dict[str, Any]]:
@@ -264,15 +329,45 @@ def _dicts(value: Any) -> list[dict[str, Any]]:
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
+def _listed(data: Any, key: str, item_key: str) -> list[dict[str, Any]] | str:
+    """The entries of ``data[key]`` (a list of objects with a string ``item_key``),
+    or why that list is damaged. An absent list is an empty one."""
+    if not isinstance(data, dict):
+        return f"not an object but {type(data).__name__}"
+    entries = data.get(key, [])
+    if not isinstance(entries, list):
+        return f"{key} is not a list"
+    kept = [e for e in entries if isinstance(e, dict) and isinstance(e.get(item_key), str)]
+    kept = [entry for entry in kept if entry[item_key]]
+    damaged = len(entries) - len(kept)
+    if damaged:
+        return f"{damaged} of the {len(entries)} entries of {key} are damaged"
+    return kept
+
+
+def _damaged_list(path: Path, item: str, scan: _Scan, reason: str, sid: str | None = None) -> None:
+    """Report a damaged list of conversations, so that none vanishes unsaid."""
+    scan.found.append(_db_unresolved(path, f"{item} is damaged: {reason}", sid))
+
+
 def _inline_composers(
-    data: Any, path: Path, version: FileVersion, scan: _Scan, workspace: str | None
+    data: Any,
+    path: Path,
+    version: FileVersion,
+    scan: _Scan,
+    workspace: str | None,
+    found: list[_Inline],
 ) -> None:
     """One session per composer with an inline, non-empty ``conversation``.
 
     Every listed composer id is remembered with its workspace, so that a
-    composer whose bubbles live in the global database gets its project.
+    composer whose bubbles live in the global database gets its project. A
+    damaged list is reported, and read as far as it goes.
     """
-    composers = _dicts(data.get("allComposers")) if isinstance(data, dict) else []
+    composers = _listed(data, "allComposers", "composerId")
+    if isinstance(composers, str):
+        _damaged_list(path, _COMPOSERS_KEY, scan, composers)
+        composers = _dicts(data.get("allComposers")) if isinstance(data, dict) else []
     for composer in composers:
         cid = composer.get("composerId")
         if not isinstance(cid, str) or not cid:
@@ -280,39 +375,54 @@ def _inline_composers(
         if workspace is not None:
             scan.workspaces.setdefault(cid, workspace)
         conversation = composer.get("conversation")
-        if not isinstance(conversation, list) or not conversation:
+        if conversation is not None and not isinstance(conversation, list):
+            _damaged_list(path, f"composer {cid}", scan, "its conversation is not a list", cid)
             continue
-        scan.found.append(
-            SessionRef(
-                TOOL,
-                cid,
-                str(path),
-                version.with_marker(_content_marker(conversation)),
-                locator=f"composer:{cid}",
-                updated_at=_epoch_time(composer.get("lastUpdatedAt"), composer.get("createdAt")),
-            )
+        if not conversation:
+            continue
+        ref = SessionRef(
+            TOOL,
+            cid,
+            str(path),
+            version.with_marker(_content_marker(conversation)),
+            locator=f"composer:{cid}",
+            updated_at=_epoch_time(composer.get("lastUpdatedAt"), composer.get("createdAt")),
         )
+        created = _epoch_time(composer.get("createdAt"))
+        found.append(_Inline(ref, _signature(conversation), created.timestamp() if created else 0))
 
 
 def _chat_tabs(
-    data: Any, path: Path, version: FileVersion, scan: _Scan, workspace: str | None
+    data: Any,
+    path: Path,
+    version: FileVersion,
+    scan: _Scan,
+    workspace: str | None,
+    found: list[_Inline],
 ) -> None:
-    """One session per legacy chat-pane tab that has bubbles."""
-    tabs = _dicts(data.get("tabs")) if isinstance(data, dict) else []
+    """One session per legacy chat-pane tab that has bubbles (a damaged list is reported)."""
+    tabs = _listed(data, "tabs", "tabId")
+    if isinstance(tabs, str):
+        _damaged_list(path, _CHAT_KEY, scan, tabs)
+        tabs = _dicts(data.get("tabs")) if isinstance(data, dict) else []
     for tab in tabs:
         tab_id, bubbles = tab.get("tabId"), tab.get("bubbles")
-        if not (isinstance(tab_id, str) and tab_id and isinstance(bubbles, list) and bubbles):
+        if not isinstance(tab_id, str) or not tab_id:
             continue
-        scan.found.append(
-            SessionRef(
-                TOOL,
-                tab_id,
-                str(path),
-                version.with_marker(_content_marker(bubbles)),
-                locator=f"chat:{tab_id}",
-                updated_at=_epoch_time(tab.get("lastSendTime")),
-            )
+        if bubbles is not None and not isinstance(bubbles, list):
+            _damaged_list(path, f"chat tab {tab_id}", scan, "its bubbles are not a list", tab_id)
+            continue
+        if not bubbles:
+            continue
+        ref = SessionRef(
+            TOOL,
+            tab_id,
+            str(path),
+            version.with_marker(_content_marker(bubbles)),
+            locator=f"chat:{tab_id}",
+            updated_at=_epoch_time(tab.get("lastSendTime")),
         )
+        found.append(_Inline(ref, _signature(bubbles), 0.0))
 
 
 #: Per composer row: id, validity, times, header/inline counts, subagent flag, size.
@@ -447,6 +557,15 @@ def _bubble_id(bubble: dict[str, Any], position: int) -> str:
     return f"bubble-{position}"
 
 
+def damaged_positions(bubbles: Iterable[Any]) -> tuple[int, ...]:
+    """1-based positions of the bubbles that are not objects (damaged, or undecodable rows).
+
+    They stand for the damaged lines of a database conversation: it is read
+    from the other bubbles and is ``partial``.
+    """
+    return tuple(n for n, bubble in enumerate(bubbles, start=1) if not isinstance(bubble, dict))
+
+
 def _bubble_messages(bubbles: Iterable[Any]) -> tuple[Message, ...]:
     """Messages from bubbles in order: prose only, each bubble id once."""
     messages: list[Message] = []
@@ -457,10 +576,12 @@ def _bubble_messages(bubbles: Iterable[Any]) -> tuple[Message, ...]:
         role = _bubble_role(bubble)
         text = _bubble_text(bubble, role) if role is not None else ""
         message_id = _bubble_id(bubble, position)
-        if role is None or not text or message_id in seen:
+        if role is None or message_id in seen:
             continue
-        seen.add(message_id)
-        messages.append(Message(message_id, role, text, _epoch_time(bubble.get("createdAt"))))
+        message = Message.build(message_id, role, text, _epoch_time(bubble.get("createdAt")))
+        if message is not None:
+            seen.add(message_id)
+            messages.append(message)
     return tuple(messages)
 
 
@@ -546,7 +667,8 @@ def _load_chat_tab(
 
 
 def _kv_bubbles(connection: sqlite3.Connection, cid: str) -> dict[str, Any]:
-    """Every ``bubbleId:<cid>:<bubble>`` row, decoded, by bubble id (bad rows skipped)."""
+    """Every ``bubbleId:<cid>:<bubble>`` row, decoded, by bubble id (``_UNDECODABLE``
+    for a row that is not JSON)."""
     prefix = f"{_KV_BUBBLE}{cid}:"
     rows = connection.execute(
         f"SELECT key, value FROM {_KV_TABLE} WHERE key >= ? AND key < ?",
@@ -557,8 +679,12 @@ def _kv_bubbles(connection: sqlite3.Connection, cid: str) -> dict[str, Any]:
         try:
             bubbles[str(key)[len(prefix) :]] = _decode_value(value)
         except JsonError:
-            continue
+            bubbles[str(key)[len(prefix) :]] = _UNDECODABLE
     return bubbles
+
+
+#: Stands in the bubble list for a ``bubbleId`` row that is not JSON (a damaged bubble).
+_UNDECODABLE = "<undecodable bubble>"
 
 
 def _ordered_bubbles(headers: list[dict[str, Any]], stored: dict[str, Any]) -> list[Any]:
@@ -575,6 +701,8 @@ def _ordered_bubbles(headers: list[dict[str, Any]], stored: dict[str, Any]) -> l
             if "type" not in bubble and "type" in header:
                 bubble = {**bubble, "type": header["type"]}
             ordered.append(bubble)
+        elif bubble is not None:
+            ordered.append(bubble)  # a damaged row: counted as damage, never read
     return ordered
 
 
@@ -594,7 +722,8 @@ def _load_kv_composer(
     if headers:
         bubbles = _ordered_bubbles(headers, _kv_bubbles(connection, cid))
     else:
-        bubbles = _dicts(composer.get("conversation"))
+        inline = composer.get("conversation")
+        bubbles = inline if isinstance(inline, list) else []
     return bubbles, _kv_project(ref, composer, workspace)
 
 
@@ -626,4 +755,6 @@ def read_database_session(ref: SessionRef) -> Conversation | Unresolved:
     if isinstance(loaded, Unresolved):
         return loaded
     bubbles, project = loaded
-    return Conversation(ref, project, _bubble_messages(bubbles))
+    return Conversation(
+        ref, project, _bubble_messages(bubbles), damaged_lines=damaged_positions(bubbles)
+    )

@@ -3,8 +3,9 @@
 Everything here opens transcripts read-only: files with ``open(..., "rb")``,
 SQLite databases through a ``file:`` URI with ``mode=ro`` (and
 ``immutable=1`` when no write-ahead log exists, so that not even a ``-shm``
-side file is created). Readers call these helpers and never ``open`` a
-transcript themselves.
+side file is created). A ``-wal`` without its ``-shm`` is refused
+(``SideFileRefused``): SQLite would create the ``-shm`` even on a read-only
+open. Readers call these helpers and never ``open`` a transcript themselves.
 """
 
 from __future__ import annotations
@@ -22,13 +23,16 @@ from urllib.parse import quote
 from dreamd.fs import open_regular
 
 from ._model import FileVersion
+from ._text import is_valid_text
 
 __all__ = [
     "Found",
+    "SideFileRefused",
     "SourceChanged",
     "connect_sqlite_readonly",
     "describe_os_error",
     "read_bytes",
+    "read_head",
     "stat_version",
     "walk",
     "walk_files",
@@ -40,6 +44,14 @@ MAX_FILE_BYTES = 512 * 1024 * 1024
 
 class SourceChanged(Exception):
     """The file changed between the stat before and after reading it."""
+
+
+class SideFileRefused(sqlite3.OperationalError):
+    """Opening the database, even read-only, would create a file beside it.
+
+    A ``sqlite3.Error``, so every caller that reports SQLite failures reports
+    this one too.
+    """
 
 
 def stat_version(path: Path, marker: str = "") -> FileVersion:
@@ -74,6 +86,16 @@ def read_bytes(path: Path, expected: FileVersion | None = None) -> tuple[bytes, 
     return data, version
 
 
+def read_head(path: Path, limit: int) -> bytes:
+    """At most the first ``limit`` bytes of a regular file, read-only (a small read
+    for discovery); raises ``OSError``, also for anything but a regular file."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(descriptor, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        return handle.read(limit)
+
+
 def describe_os_error(error: OSError) -> str:
     """A short reason for an ``Unresolved`` entry: ``permission denied`` etc."""
     if error.errno == errno.ELOOP:
@@ -89,10 +111,14 @@ def connect_sqlite_readonly(path: Path) -> sqlite3.Connection:
     With a ``-wal`` or ``-journal`` file beside it the tool may be writing:
     ``mode=ro`` then reads the committed log and respects the writer's locks.
     Without either, ``immutable=1`` also keeps SQLite from creating
-    ``-shm``/``-wal`` side files. Raises ``sqlite3.Error``/``OSError``.
+    ``-shm``/``-wal`` side files. A ``-wal`` without its ``-shm`` (an exclusive
+    writer holds the database, or one crashed) is refused with
+    ``SideFileRefused``: reading it would create the ``-shm``. Raises
+    ``sqlite3.Error``/``OSError``.
     """
     if not path.is_file():
         raise FileNotFoundError(errno.ENOENT, "no such database", str(path))
+    refuse_side_file(path)
     params = "mode=ro" if _maybe_in_use(path) else "mode=ro&immutable=1"
     uri = f"file:{quote(str(path.resolve()))}?{params}"
     connection = sqlite3.connect(uri, uri=True, timeout=2.0, check_same_thread=False)
@@ -111,6 +137,22 @@ def connect_sqlite_readonly(path: Path) -> sqlite3.Connection:
     return connection
 
 
+def refuse_side_file(path: Path) -> None:
+    """Raise ``SideFileRefused`` when a read-only open of ``path`` would create its ``-shm``.
+
+    SQLite needs the shared-memory index of a write-ahead log; with the
+    ``-wal`` present and the ``-shm`` absent it creates the ``-shm``, read-only
+    or not. That happens while an exclusive writer holds the database or after
+    one crashed; either way the database is left alone until it is closed.
+    """
+    wal = path.with_name(path.name + "-wal")
+    if wal.exists() and not path.with_name(path.name + "-shm").exists():
+        raise SideFileRefused(
+            "database is locked or was left by a crash: its -wal has no -shm, "
+            "and even a read-only open would create one"
+        )
+
+
 def _lenient_text(raw: bytes) -> str:
     return raw.decode("utf-8", "replace")
 
@@ -123,6 +165,7 @@ def _maybe_in_use(path: Path) -> bool:
 class Found(NamedTuple):
     """One file met by ``walk_files``: its version, or why it cannot be stat'ed.
 
+    ``unlisted`` marks a folder that could not be listed rather than a file.
     ``location`` is a string (and this a named tuple) for the same reason as
     ``SessionRef.location``: rescans meet every file each time.
     """
@@ -130,6 +173,7 @@ class Found(NamedTuple):
     location: str
     version: FileVersion | None
     error: str | None = None
+    unlisted: bool = False
 
     @property
     def path(self) -> Path:
@@ -144,6 +188,12 @@ T = TypeVar("T")
 
 #: Turns one accepted file (location, version or None, error or None) into an item, or skips it.
 Make = Callable[[str, FileVersion | None, str | None], T | None]
+#: Turns a folder that cannot be listed (location, reason) into an item, or skips it.
+Unlistable = Callable[[str, str], T | None]
+
+#: Why an accepted name is reported instead of read.
+NOT_A_FILE = "a directory, not a file"
+NOT_TEXT_NAME = "file name is not valid UTF-8"
 
 
 def walk_files(
@@ -152,17 +202,31 @@ def walk_files(
     *,
     max_depth: int,
     prune: Callable[[str], bool] = lambda name: False,
+    report_unlistable: bool = False,
 ) -> Iterator[Found]:
     """Yield files under ``root`` whose name ``accept``s, at most ``max_depth`` deep.
 
     Depth 1 is ``root``'s own files. Symlinked directories are followed once
     (a loop is cut by remembering device and inode); a file whose stat fails
-    (dangling link, link loop, no permission) or that is not a regular file is
-    yielded with its error so that it can be reported rather than silently
-    skipped. Directories named so that ``prune`` is true are not entered. A
-    missing root yields nothing. Files come in the directories' own order.
+    (dangling link, link loop, no permission), that is not a regular file (a
+    directory under a transcript's name, a FIFO) or whose name is not valid
+    UTF-8 is yielded with its error so that it can be reported rather than
+    silently skipped. With ``report_unlistable``, so is a folder that cannot
+    be listed (``cannot list folder: ...``). Directories named so that
+    ``prune`` is true are not entered. A missing root yields nothing. Files
+    come in the directories' own order.
     """
-    return walk(root, accept, Found, max_depth=max_depth, prune=prune)
+    unlistable = _unlistable_found if report_unlistable else None
+    return walk(root, accept, Found, max_depth=max_depth, prune=prune, unlistable=unlistable)
+
+
+def _unlistable_found(location: str, reason: str) -> Found:
+    return Found(location, None, reason, unlisted=True)
+
+
+def unlistable_reason(error: OSError) -> str:
+    """The reason reported for a folder whose entries cannot be listed."""
+    return f"cannot list folder: {describe_os_error(error)}"
 
 
 def walk(
@@ -172,12 +236,15 @@ def walk(
     *,
     max_depth: int,
     prune: Callable[[str], bool] = lambda name: False,
+    unlistable: Unlistable[T] | None = None,
 ) -> Iterator[T]:
     """``walk_files`` building each item with ``make`` (None skips the file).
 
-    Discovery builds its session references here directly: rescans meet every
-    file every time, and each intermediate object per file costs as much as a
-    good part of the ``stat`` itself.
+    A folder that cannot be listed (no permission, gone mid-walk) is handed
+    to ``unlistable`` when given, else skipped. Discovery builds its session
+    references here directly: rescans meet every file every time, and each
+    intermediate object per file costs as much as a good part of the ``stat``
+    itself.
     """
     try:
         root_stat = os.stat(root)
@@ -187,7 +254,7 @@ def walk(
     pending: list[tuple[str, int]] = [(os.fspath(root), max_depth)]
     while pending:
         directory, depth = pending.pop()
-        subdirs = yield from _scan_directory(directory, depth, accept, make, prune)
+        subdirs = yield from _scan_directory(directory, depth, accept, make, prune, unlistable)
         for subdir in reversed(subdirs):
             try:
                 st = os.stat(subdir)
@@ -204,6 +271,7 @@ def _scan_directory(
     accept: Callable[[str], bool],
     make: Make[T],
     prune: Callable[[str], bool],
+    unlistable: Unlistable[T] | None,
 ) -> Generator[T, None, list[str]]:
     """Items for one directory's accepted files; returns the subdirectories to enter.
 
@@ -218,27 +286,36 @@ def _scan_directory(
             for entry in entries:
                 name = entry.name
                 if accept(name):
-                    location = prefix + name
-                    try:
-                        st = entry.stat()
-                    except OSError as error:
-                        item = make(location, None, describe_os_error(error))
-                    else:
-                        if stat.S_ISDIR(st.st_mode):
-                            item = None
-                        elif stat.S_ISREG(st.st_mode):
-                            version = FileVersion(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-                            item = make(location, version, None)
-                        else:
-                            item = make(location, None, "not a regular file")
+                    item, folder = _accepted_item(prefix + name, entry, make)
                     if item is not None:
                         yield item
-                        continue
+                        if not folder:
+                            continue
                 if depth > 1 and not prune(name) and _is_dir(entry):
                     subdirs.append(prefix + name)
-    except OSError:
-        pass
+    except OSError as error:
+        if unlistable is not None:
+            reported = unlistable(directory, unlistable_reason(error))
+            if reported is not None:
+                yield reported
     return subdirs
+
+
+def _accepted_item(location: str, entry: os.DirEntry[Any], make: Make[T]) -> tuple[T | None, bool]:
+    """The item for one accepted name (a file's version, or why it cannot be read),
+    and whether the name is a directory's (which is still entered)."""
+    if not is_valid_text(location):
+        return make(location, None, NOT_TEXT_NAME), False
+    try:
+        st = entry.stat()
+    except OSError as error:
+        return make(location, None, describe_os_error(error)), False
+    if stat.S_ISREG(st.st_mode):
+        version = FileVersion(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        return make(location, version, None), False
+    if stat.S_ISDIR(st.st_mode):
+        return make(location, None, NOT_A_FILE), True
+    return make(location, None, "not a regular file"), False
 
 
 @contextmanager

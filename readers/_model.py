@@ -2,8 +2,17 @@
 
 Invariants (checked on construction, so a reader cannot emit a bad value):
 
+- every string handed on is valid text (strict UTF-8, no NUL): message text
+  loses NULs and gets U+FFFD for lone surrogates, ids and session ids get a
+  visible escape instead (``dreamd.readers._text``);
 - a ``Message`` has role ``user`` or ``assistant`` and non-empty text;
   its ``fingerprint`` is derived from role and text, never passed in;
+- a ``Conversation``'s ``project`` is a plausible folder or None: a recorded
+  working directory that cannot be one (``project_problem``) becomes None
+  with a note saying why, so the session is reported, never a crash;
+- a ``Conversation`` read from a damaged file carries the damaged line
+  numbers (``damaged_lines``) and is ``partial``: it must never be treated as
+  resolved while the damage is there;
 - a ``Conversation``'s ``revision`` is derived from its messages' ids and
   fingerprints, so two reads of unchanged content give the same revision and
   any edit, insertion or reordering gives a new one;
@@ -18,6 +27,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, NamedTuple
+
+from ._text import clean_id, clean_text, is_valid_text, project_problem
 
 __all__ = [
     "Conversation",
@@ -90,6 +101,9 @@ class SessionRef:
 
     ``locator`` tells the reader where inside the file the session lives when
     one file holds several (a row id, a chat header); empty otherwise.
+    ``aliases`` are other ids a person may know the session by (the file stem
+    when the tool's own id differs, an id an older reader gave it): looking a
+    session up accepts them, listing and citing use ``session_id``.
     ``updated_at`` is the newest activity the reader could learn cheaply
     (a database row's update time); None means "use the file's mtime".
     """
@@ -100,10 +114,14 @@ class SessionRef:
     file_version: FileVersion
     locator: str = ""
     updated_at: datetime | None = None
+    aliases: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.session_id:
             raise ValueError("a session needs an id")
+        object.__setattr__(self, "session_id", clean_id(self.session_id))
+        if self.aliases:
+            object.__setattr__(self, "aliases", tuple(map(clean_id, self.aliases)))
         if type(self.location) is not str:
             object.__setattr__(self, "location", os.fspath(self.location))
         if self.updated_at is not None:
@@ -127,7 +145,12 @@ class SessionRef:
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """One human or assistant turn, cleaned of everything but its text."""
+    """One human or assistant turn, cleaned of everything but its text.
+
+    Text and id are made valid text on construction (``clean_text``,
+    ``clean_id``); ``build`` is the constructor for readers, which gives None
+    when nothing is left of the text.
+    """
 
     id: str
     role: Role
@@ -135,11 +158,20 @@ class Message:
     timestamp: datetime | None
     fingerprint: str = field(init=False)
 
+    @classmethod
+    def build(cls, id: str, role: Role, text: str, timestamp: datetime | None) -> Message | None:
+        """The message, or None when its text is empty once made valid (only NULs, say)."""
+        if not clean_text(text).strip():
+            return None
+        return cls(id, role, text, timestamp)
+
     def __post_init__(self) -> None:
         if self.role not in _ROLES:
             raise ValueError(f"role must be user or assistant, got {self.role!r}")
         if not self.id:
             raise ValueError("a message needs an id")
+        object.__setattr__(self, "id", clean_id(self.id))
+        object.__setattr__(self, "text", clean_text(self.text))
         if not self.text.strip():
             raise ValueError(f"message {self.id} has no text")
         _require_utc(self.timestamp, f"timestamp of message {self.id}")
@@ -153,15 +185,32 @@ class Conversation:
     ``automated`` is set by readers whose records say the session was started
     by a program rather than a person (a headless ``-p``/``exec`` run), so the
     selection can treat it as a machine job.
+
+    ``damaged_lines`` are the (1-based) lines of the source that could not be
+    decoded; the messages are what the rest of the file holds. Such a
+    conversation is ``partial``: a collector may read it but must not mark it
+    resolved while the damage is there. ``notes`` say what else was wrong
+    with the source without making it unreadable (an impossible working
+    directory, for one), in words for ``sources list``.
     """
 
     ref: SessionRef
     project: str | None
     messages: tuple[Message, ...]
     automated: bool = False
+    damaged_lines: tuple[int, ...] = ()
+    notes: tuple[str, ...] = ()
     revision: str = field(init=False)
 
     def __post_init__(self) -> None:
+        if self.project is not None:
+            problem = project_problem(self.project)
+            if problem is not None:
+                note = f"project unknown: the recorded working directory {problem}"
+                object.__setattr__(self, "project", None)
+                object.__setattr__(self, "notes", (*self.notes, note))
+        object.__setattr__(self, "notes", tuple(clean_text(note) for note in self.notes))
+        object.__setattr__(self, "damaged_lines", tuple(sorted(set(self.damaged_lines))))
         seen: set[str] = set()
         for message in self.messages:
             if message.id in seen:
@@ -179,6 +228,11 @@ class Conversation:
     @property
     def session_id(self) -> str:
         return self.ref.session_id
+
+    @property
+    def partial(self) -> bool:
+        """True when part of the source could not be read (see ``damaged_lines``)."""
+        return bool(self.damaged_lines)
 
     @property
     def user_messages(self) -> int:
@@ -213,6 +267,13 @@ class Unresolved:
     def __post_init__(self) -> None:
         if not self.reason:
             raise ValueError("an unresolved source needs a reason")
+        # Nothing reads an unresolved source again: its strings only need to be shown.
+        object.__setattr__(self, "reason", clean_text(self.reason))
+        if self.session_id is not None:
+            object.__setattr__(self, "session_id", clean_id(self.session_id) or None)
+        shown = str(self.path)
+        if not is_valid_text(shown):
+            object.__setattr__(self, "path", Path(clean_id(shown)))
 
     @property
     def key(self) -> str:

@@ -3,7 +3,12 @@
 Nothing here does I/O. Decoding is forgiving where the damage is local (a torn
 last line, two objects written onto one line, one garbled line among many)
 and reports what it skipped, so that a reader can decide whether what is left
-is still a transcript.
+is still a transcript. Two repairs are made before anything is judged
+damaged: a byte-order mark or NUL padding around a line (or a document) is
+not part of it (``trim_padding``), and a string escape that encodes a lone
+UTF-16 surrogate (``"\\ud83d"``, what JavaScript writes for a string cut inside
+an emoji), which the fast decoder refuses, is decoded by the standard library
+and repaired to U+FFFD (``repair_surrogates``).
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ from typing import Any
 
 import msgspec
 
+from ._text import repair_surrogates
+
 __all__ = [
     "JsonError",
     "JsonLines",
@@ -26,6 +33,7 @@ __all__ = [
     "line_ids",
     "parse_timestamp",
     "strip_tagged_blocks",
+    "trim_padding",
 ]
 
 _decode = msgspec.json.Decoder().decode
@@ -36,14 +44,57 @@ class JsonError(ValueError):
     """The bytes are not one JSON document."""
 
 
+_BOM = b"\xef\xbb\xbf"
+_PADDING = b"\x00 \t\r\n"
+
+
+def trim_padding(data: bytes) -> bytes:
+    """``data`` without a leading byte-order mark and NUL padding at either end.
+
+    Editors and some writers put a BOM before the first record; a crash or a
+    preallocated file leaves runs of NUL bytes. Neither is part of a record.
+    """
+    if not data.startswith((_BOM, b"\x00")) and not data.endswith(b"\x00"):
+        return data
+    data = data.strip(_PADDING)
+    while data.startswith(_BOM):
+        data = data[len(_BOM) :].lstrip(_PADDING)
+    return data
+
+
 def decode_json(data: bytes | str) -> Any:
-    """Decode one JSON document; raises ``JsonError`` with a short reason."""
+    """Decode one JSON document; raises ``JsonError`` with a short reason.
+
+    A document the fast decoder refuses is tried once more with the standard
+    library, which accepts escaped lone surrogates; they are repaired.
+    """
+    data = trim_padding(data) if isinstance(data, bytes) else data.strip("\ufeff\x00")
     try:
         return _decode(data)
     except msgspec.DecodeError as error:
-        raise JsonError(str(error)) from None
+        reason = str(error)
     except RecursionError:
         raise JsonError("nested too deeply") from None
+    value = _decode_lenient(data)
+    if value is _NOTHING:
+        raise JsonError(reason)
+    return value
+
+
+_NOTHING = object()
+
+
+def _decode_lenient(data: bytes | str) -> Any:
+    """The standard library's reading of a document msgspec refused, or ``_NOTHING``.
+
+    It accepts what msgspec refuses in a valid UTF-8 document (escaped lone
+    surrogates, ``NaN``); the surrogates are repaired.
+    """
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        return repair_surrogates(json.loads(text))
+    except (ValueError, RecursionError):
+        return _NOTHING
 
 
 @dataclass(slots=True)
@@ -75,7 +126,8 @@ def decode_json_lines(data: bytes) -> JsonLines:
     result = JsonLines()
     lines = data.split(b"\n")
     last_index = len(lines) - 1
-    for index, line in enumerate(lines):
+    for index, raw in enumerate(lines):
+        line = trim_padding(raw)
         if not line.strip():
             continue
         try:
@@ -94,7 +146,10 @@ def decode_json_lines(data: bytes) -> JsonLines:
 
 
 def _split_concatenated(line: bytes) -> list[Any]:
-    """Every JSON value written back to back on one line, or [] if any is broken."""
+    """Every JSON value written back to back on one line, or [] if any is broken.
+
+    The standard library decodes escaped lone surrogates; they are repaired.
+    """
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:
@@ -109,7 +164,7 @@ def _split_concatenated(line: bytes) -> list[Any]:
             value, position = _raw_decoder.raw_decode(text, position)
         except (ValueError, RecursionError):
             return []
-        values.append(value)
+        values.append(repair_surrogates(value))
     return values
 
 

@@ -10,8 +10,13 @@ tools. A root may be a folder or a history file.
 
 The log format (chats, records, commands, edit blocks, reply cleaning) is
 parsed by ``dreamd.readers._aider_history``; the names this module has always
-exported (``find_chats``, ``split_records``, ``session_id``, ...) are
-re-exported from there.
+exported (``find_chats``, ``split_records``, ...) are re-exported from there.
+
+A chat's id comes from what the file itself says, never from where the home
+or the checkout is: its path relative to the project root (the nearest
+folder with ``.git`` above it, else its own folder) and the chat's start
+stamp (``session_id``). The id older readers derived from the file's
+absolute path is kept as an alias (``legacy_session_id``), for look-ups.
 
 Invariants: discovery yields one ``SessionRef`` per chat (or an
 ``Unresolved`` saying why a file has none), its ``FileVersion.marker`` the
@@ -38,7 +43,7 @@ from ._aider_history import (
     find_chats,
     is_confirm_answer,
     launched_by_program,
-    session_id,
+    legacy_session_id,
     split_records,
 )
 from ._common import load_bytes, unresolved
@@ -59,6 +64,8 @@ __all__ = [
     "history_files_in",
     "is_confirm_answer",
     "launched_by_program",
+    "legacy_session_id",
+    "project_relative_path",
     "session_id",
     "split_records",
 ]
@@ -137,7 +144,7 @@ def _refs_in_file(path: Path) -> Iterator[SessionRef | Unresolved]:
     if not chats:
         yield Unresolved(TOOL, path, "no '# aider chat started at' header", file_version=version)
         return
-    where = os.path.realpath(path)
+    where = project_relative_path(path)
     for chat in chats:
         yield SessionRef(
             TOOL,
@@ -146,7 +153,29 @@ def _refs_in_file(path: Path) -> Iterator[SessionRef | Unresolved]:
             version.with_marker(chat.marker),
             locator=str(chat.offset),
             updated_at=chat_started_at(chat.stamp) if chat.closed else None,
+            aliases=(legacy_session_id(path, chat.stamp, chat.ordinal),),
         )
+
+
+def project_relative_path(path: Path) -> str:
+    """The history file's path relative to its project root, with ``/`` separators.
+
+    The root is the nearest folder at or above the file's own that holds
+    ``.git`` (Aider writes into the git root); without one it is the file's
+    folder, and the path is the file's name. Links are resolved first, so a
+    linked checkout gives the same path.
+    """
+    real = Path(os.path.realpath(path))
+    root = _git_root(real.parent)
+    if root is None:
+        return real.name
+    return real.relative_to(root).as_posix()
+
+
+def session_id(path: Path, stamp: str, ordinal: int) -> str:
+    """``<YYYYMMDDTHHMMSS>-<hash>`` of one chat of the history file at ``path``: the
+    hash covers its project-relative path, the header and the same-time count."""
+    return chat_id(project_relative_path(path), stamp, ordinal)
 
 
 def _git_root(folder: Path) -> Path | None:
@@ -253,7 +282,7 @@ class AiderReader:
 
 def _find_chat(data: bytes, ref: SessionRef) -> Chat | None:
     """The chat whose id is ``ref``'s (the file may have grown since discovery)."""
-    where = os.path.realpath(ref.path)
+    where = project_relative_path(ref.path)
     for chat in find_chats(data):
         if chat_id(where, chat.stamp, chat.ordinal) == ref.session_id:
             return chat

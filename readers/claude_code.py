@@ -14,7 +14,10 @@ How Claude Code writes a session (CLI 1.x to 2.1.x), and what this reader keeps:
 - ``user`` records hold typed prompts, but also tool results, slash-command
   and shell-mode envelopes, skill bodies and caveats (``isMeta``), compaction
   summaries (``isCompactSummary``), interruption markers and notifications
-  that a program, not a person, sent. Only the typed text survives.
+  that a program, not a person, sent. Only the typed text survives, and the
+  reason a person typed when rejecting a tool use, which Claude Code stores
+  inside an ``is_error`` tool result after "the user said:" (the rest of
+  that result is the program's).
 - Subagent exchanges are ``isSidechain`` records, stored in sibling
   ``agent-<id>.jsonl`` files (before 2.1) or under ``<session>/subagents/``
   (2.1 on). Neither is a session of its own; stray sidechain records inside a
@@ -25,6 +28,11 @@ How Claude Code writes a session (CLI 1.x to 2.1.x), and what this reader keeps:
   ``queue-operation`` ``enqueue`` later ``remove``d. Both are taken as prompts
   (``dequeue``d entries come back as ordinary user records; ``popAll`` hands
   them back to the input box, undelivered).
+- A rewind (the person went back and typed a new prompt) leaves the old
+  branch in the file: the conversation is the branch holding the latest
+  leaf, the last user or assistant record of the main chain in file order;
+  branches replaced at a fork of two or more typed prompts are dropped, and
+  broken chains fall back to file order (``dreamd.readers._claude_branches``).
 - The session id is the file's stem: a resumed or plan-continued session
   carries an older ``sessionId`` in its first records.
 - ``cwd`` in the records is the project; the encoded folder name is lossy and
@@ -34,8 +42,9 @@ How Claude Code writes a session (CLI 1.x to 2.1.x), and what this reader keeps:
 
 Decoding is the hot path (sessions reach several MB, mostly tool output and
 progress noise): lines that cannot be a user, assistant or queue record are
-skipped unparsed, and the rest are decoded into small typed structs so that tool
-inputs and results are scanned but never materialised.
+decoded into a struct of their five link fields only, and the rest into small
+typed structs, so that tool inputs and results are scanned but never
+materialised.
 """
 
 from __future__ import annotations
@@ -52,9 +61,17 @@ import msgspec
 
 from dreamd.agentdirs import claude_config_dirs, unique_paths
 
+from ._claude_branches import Linked, abandoned_branches
 from ._common import discover_files, load_bytes, unresolved
 from ._model import Conversation, Message, Role, SessionRef, Unresolved
-from ._parse import decode_json_lines, parse_timestamp, strip_tagged_blocks
+from ._parse import (
+    JsonError,
+    decode_json,
+    decode_json_lines,
+    parse_timestamp,
+    strip_tagged_blocks,
+    trim_padding,
+)
 
 __all__ = ["READER", "ClaudeCodeReader"]
 
@@ -94,9 +111,19 @@ _INLINE_REASONING_TAGS = ("thinking",)
 
 _INTERRUPTION = re.compile(r"\[Request interrupted by user[^\]\n]*\]")
 
+#: How the result of a tool use the person rejected starts, and where their words begin.
+_REJECTED = "The user doesn't want to proceed with this tool use"
+_USER_SAID = "the user said:"
+
 #: The pointer to the old transcript appended to a plan sent as "Implement the following plan".
 _PLAN_TRANSCRIPT_HINT = re.compile(
     r"\n*If you need specific details from before exiting plan mode\b.*\Z", re.DOTALL
+)
+
+#: The pointer Claude Code (2.1.8x) writes after a background task's notification block.
+_TASK_TRAILER = re.compile(
+    r"(</task-notification\s*>)[ \t]*(?:\r?\n)*[ \t]*Full transcript available at:[^\n]*",
+    re.IGNORECASE,
 )
 
 #: User texts Claude Code writes itself (caveats, compaction summaries, hook blocks).
@@ -137,10 +164,16 @@ def _session_id(location: str) -> str | None:
 
 
 class _Block(msgspec.Struct):
-    """One content block; tool inputs, results and thinking are skipped unread."""
+    """One content block; tool inputs, results and thinking are skipped unread.
+
+    A tool result's ``content`` stays raw bytes: it is decoded only for an
+    ``is_error`` result, where a person's words may be (a rejected tool use).
+    """
 
     type: Any = None
     text: Any = None
+    is_error: Any = None
+    content: msgspec.Raw = msgspec.Raw()
 
 
 class _ApiMessage(msgspec.Struct):
@@ -160,16 +193,23 @@ class _Attachment(msgspec.Struct, rename="camel"):
     origin: Any = None
 
 
-class _Record(msgspec.Struct, rename="camel"):
-    """One line of a transcript, reduced to what selection and cleaning need."""
+class _Link(msgspec.Struct, rename="camel"):
+    """Any line of a transcript as the branch rules see it: what it is and what it follows."""
 
     type: Any = None
     uuid: Any = None
+    parent_uuid: Any = None
+    logical_parent_uuid: Any = None
+    is_sidechain: Any = None
+
+
+class _Record(_Link, rename="camel"):
+    """A user, assistant or queue line, reduced to what selection and cleaning need."""
+
     timestamp: Any = None
     cwd: Any = None
     entrypoint: Any = None
     origin: Any = None
-    is_sidechain: Any = None
     is_meta: Any = None
     is_compact_summary: Any = None
     is_visible_in_transcript_only: Any = None
@@ -183,19 +223,20 @@ class _Record(msgspec.Struct, rename="camel"):
 
 
 _decode_record = msgspec.json.Decoder(_Record).decode
+_decode_link = msgspec.json.Decoder(_Link).decode
 
 
 @dataclass(slots=True)
 class _Decoded:
     """Records recovered from a transcript, with the counts that tell it from garbage."""
 
-    records: list[tuple[int, _Record]] = field(default_factory=list)
+    records: list[tuple[int, _Link]] = field(default_factory=list)
     good_lines: int = 0
-    bad_lines: int = 0
+    bad_lines: list[int] = field(default_factory=list)
 
     @property
     def mostly_garbage(self) -> bool:
-        return self.good_lines == 0 or self.bad_lines > self.good_lines
+        return self.good_lines == 0 or len(self.bad_lines) > self.good_lines
 
 
 def _decode_transcript(data: bytes) -> _Decoded:
@@ -204,17 +245,16 @@ def _decode_transcript(data: bytes) -> _Decoded:
     lines = data.split(b"\n")
     last = len(lines) - 1
     for index, line in enumerate(lines):
-        if _USER_MARK not in line and _ASSISTANT_MARK not in line and _QUEUE_MARK not in line:
-            if line.startswith(b"{") and line.endswith(b"}"):
-                decoded.good_lines += 1  # some other record type: skipped unparsed
-            elif line.strip():
-                _recover_line(decoded, line, index + 1, torn=index == last)
+        if not line.strip():
             continue
+        conversation = _USER_MARK in line or _ASSISTANT_MARK in line or _QUEUE_MARK in line
         try:
-            decoded.records.append((index + 1, _decode_record(line)))
-            decoded.good_lines += 1
+            record = _decode_record(line) if conversation else _decode_link(line)
         except (msgspec.DecodeError, RecursionError):
             _recover_line(decoded, line, index + 1, torn=index == last)
+            continue
+        decoded.records.append((index + 1, record))
+        decoded.good_lines += 1
     return decoded
 
 
@@ -222,8 +262,12 @@ def _recover_line(decoded: _Decoded, line: bytes, number: int, *, torn: bool) ->
     """Slow path for one line: wrong shapes, two records on one line, garbage.
 
     An undecodable last line without a newline is a record still being
-    written: it is left out, not counted against the file.
+    written: it is left out, not counted against the file. NUL padding and a
+    byte-order mark around a line are not damage.
     """
+    line = trim_padding(line)
+    if not line.strip():
+        return
     try:
         values = [value for _, value in decode_json_lines(line).records]
     except RecursionError:
@@ -235,7 +279,7 @@ def _recover_line(decoded: _Decoded, line: bytes, number: int, *, torn: bool) ->
     elif values or not line.strip():
         return
     elif not torn:
-        decoded.bad_lines += 1
+        decoded.bad_lines.append(number)
 
 
 def _record_from_value(value: Any) -> _Record | None:
@@ -245,11 +289,13 @@ def _record_from_value(value: Any) -> _Record | None:
     return _Record(
         type=value.get("type"),
         uuid=value.get("uuid"),
+        parent_uuid=value.get("parentUuid"),
+        logical_parent_uuid=value.get("logicalParentUuid"),
+        is_sidechain=value.get("isSidechain"),
         timestamp=value.get("timestamp"),
         cwd=value.get("cwd"),
         entrypoint=value.get("entrypoint"),
         origin=value.get("origin"),
-        is_sidechain=value.get("isSidechain"),
         is_meta=value.get("isMeta"),
         is_compact_summary=value.get("isCompactSummary"),
         is_visible_in_transcript_only=value.get("isVisibleInTranscriptOnly"),
@@ -268,13 +314,29 @@ def _message_from_value(value: Any) -> _ApiMessage | None:
     content = value.get("content")
     if isinstance(content, list):
         blocks: str | list[_Block] | None = [
-            _Block(type=item.get("type"), text=item.get("text"))
+            _Block(
+                type=item.get("type"),
+                text=item.get("text"),
+                is_error=item.get("is_error"),
+                content=_raw(item.get("content")) if item.get("is_error") is True else _NO_RAW,
+            )
             for item in content
             if isinstance(item, dict)
         ]
     else:
         blocks = content if isinstance(content, str) else None
     return _ApiMessage(id=value.get("id"), model=value.get("model"), content=blocks)
+
+
+_NO_RAW = msgspec.Raw()
+
+
+def _raw(value: Any) -> msgspec.Raw:
+    """``value`` encoded back to JSON, for a field kept raw."""
+    try:
+        return msgspec.Raw(msgspec.json.encode(value))
+    except (TypeError, ValueError, UnicodeEncodeError):
+        return _NO_RAW
 
 
 def _attachment_from_value(value: Any) -> _Attachment | None:
@@ -302,7 +364,8 @@ def _is_hidden_user_record(record: _Record) -> bool:
 
 def _is_machine_origin(origin: Any) -> bool:
     """``origin`` of a prompt a program sent: a background task's notice, another session."""
-    return isinstance(origin, dict) and origin.get("kind") in _MACHINE_ORIGINS
+    kind = origin.get("kind") if isinstance(origin, dict) else None
+    return isinstance(kind, str) and kind in _MACHINE_ORIGINS
 
 
 def _user_texts(record: _Record) -> list[str]:
@@ -320,10 +383,60 @@ def _user_texts(record: _Record) -> list[str]:
     return [b.text for b in content if b.type == "text" and isinstance(b.text, str)]
 
 
+def _rejection_reasons(record: _Record) -> list[str]:
+    """What the person typed when rejecting a tool use, from the ``is_error`` tool results.
+
+    Claude Code stores the reason inside the result it sends the model: ``The
+    user doesn't want to proceed with this tool use. ... the user said:``
+    followed by the person's words. Only those words are theirs; a rejection
+    without a reason, and every other error, hold none.
+    """
+    content = record.message.content if record.message is not None else None
+    if not isinstance(content, list):
+        return []
+    reasons = []
+    for block in content:
+        if block.type == "tool_result" and block.is_error is True and len(block.content):
+            reason = _rejection_reason(_result_text(block.content))
+            if reason:
+                reasons.append(reason)
+    return reasons
+
+
+def _result_text(raw: msgspec.Raw) -> str:
+    """The text of a tool result's content: a string, or its text blocks joined."""
+    try:
+        value = decode_json(bytes(raw))
+    except JsonError:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        parts = [b.get("text") for b in value if isinstance(b, dict) and b.get("type") == "text"]
+        return "\n".join(part for part in parts if isinstance(part, str))
+    return ""
+
+
+def _rejection_reason(result: str) -> str:
+    """The person's words in a rejected tool use's result, or ""."""
+    if not result.lstrip().startswith(_REJECTED):
+        return ""
+    _head, marker, reason = result.partition(_USER_SAID)
+    return reason.strip() if marker else ""
+
+
+def _drop_task_trailer(text: str) -> str:
+    """Remove the ``Full transcript available at: <path>`` line that follows a
+    ``<task-notification>`` block: both are the program's, not the person's."""
+    if "Full transcript available at:" not in text:
+        return text
+    return _TASK_TRAILER.sub(r"\1", text)
+
+
 def _clean_prompt(text: str) -> str:
     """What the person typed: envelopes, reminders and interruption markers removed."""
     if "<" in text:
-        text = strip_tagged_blocks(text, _ENVELOPE_TAGS)
+        text = strip_tagged_blocks(_drop_task_trailer(text), _ENVELOPE_TAGS)
     if "[Request interrupted" in text:
         text = _INTERRUPTION.sub("", text)
     if "exiting plan mode" in text:
@@ -334,11 +447,18 @@ def _clean_prompt(text: str) -> str:
     return text
 
 
-def _prompt_text(record: _Record) -> str:
-    """The cleaned prompt of a user record, or "" when it holds none."""
+def _prompt_text(record: _Record, *, rejections: bool = True) -> str:
+    """The cleaned prompt of a user record, or "" when it holds none.
+
+    With ``rejections``, the reason the person gave when rejecting a tool use
+    counts too: it is their words, stored inside a tool result.
+    """
     if _is_hidden_user_record(record) or _is_machine_origin(record.origin):
         return ""
-    parts = (_clean_prompt(text) for text in _user_texts(record))
+    texts = _user_texts(record)
+    if rejections:
+        texts += _rejection_reasons(record)
+    parts = (_clean_prompt(text) for text in texts)
     return "\n\n".join(part for part in parts if part)
 
 
@@ -522,8 +642,10 @@ class _Session:
             text = "\n\n".join(turn.parts)
             if turn.id in ids or (turn.id in self.from_queue and text in self.prompts):
                 continue
-            ids.add(turn.id)
-            result.append(Message(turn.id, turn.role, text, turn.timestamp))
+            message = Message.build(turn.id, turn.role, text, turn.timestamp)
+            if message is not None:
+                ids.add(turn.id)
+                result.append(message)
         return tuple(result)
 
 
@@ -539,15 +661,31 @@ def _reply_id(record: _Record, number: int) -> str:
     return _record_id(record, f"assistant-line-{number}")
 
 
+def _in(uuid: Any, uuids: set[str]) -> bool:
+    return isinstance(uuid, str) and uuid in uuids
+
+
+def _is_typed_prompt(record: Linked) -> bool:
+    """A user record holding what a person typed at the prompt (a rewind's branches
+    start with one; a tool use's rejection reason does not)."""
+    if not isinstance(record, _Record) or record.type != "user":
+        return False
+    return bool(_prompt_text(record, rejections=False))
+
+
 def _conversation(ref: SessionRef, decoded: _Decoded) -> Conversation:
+    """The session from its records, without the branches the person rewound."""
+    abandoned = abandoned_branches((record for _, record in decoded.records), _is_typed_prompt)
     session = _Session()
     for number, record in decoded.records:
-        session.take(number, record)
+        if isinstance(record, _Record) and not _in(record.uuid, abandoned):
+            session.take(number, record)
     return Conversation(
         ref=ref,
         project=session.project,
         messages=session.messages(),
         automated=_is_automated(session.entrypoint),
+        damaged_lines=tuple(decoded.bad_lines),
     )
 
 
@@ -576,7 +714,7 @@ class ClaudeCodeReader:
         if decoded.mostly_garbage:
             return unresolved(
                 ref,
-                f"not JSON Lines ({decoded.bad_lines} undecodable lines, "
+                f"not JSON Lines ({len(decoded.bad_lines)} undecodable lines, "
                 f"{decoded.good_lines} records)",
             )
         try:

@@ -259,20 +259,25 @@ class _Transcript:
             if group.key == key and candidate.source not in group.sources:
                 group.sources.add(candidate.source)
                 return
+        message = self._message(candidate)
+        if message is None:
+            return
         other: Role = "assistant" if candidate.role == "user" else "user"
         self.open_groups[other] = []
         run.append(_Group(key, {candidate.source}))
-        self.messages.append(self._message(candidate))
+        self.messages.append(message)
 
-    def _message(self, candidate: _Candidate) -> Message:
-        """The message for ``candidate`` with an id unique in this session."""
+    def _message(self, candidate: _Candidate) -> Message | None:
+        """The message for ``candidate`` with an id unique in this session (None: no text)."""
         ident = candidate.item_id
         if ident is None or ident in self.used_ids:
             ident = candidate.line_id
         while ident in self.used_ids:  # an item id that happens to read "line-<n>"
             ident += "+"
-        self.used_ids.add(ident)
-        return Message(ident, candidate.role, candidate.text, candidate.timestamp)
+        message = Message.build(ident, candidate.role, candidate.text, candidate.timestamp)
+        if message is not None:
+            self.used_ids.add(ident)
+        return message
 
     def roll_back(self, turns: int) -> None:
         """Drop the last ``turns`` turns, each starting at a human prompt."""
@@ -432,15 +437,22 @@ def _project(state: _Rollout, meta: Mapping[str, Any]) -> str | None:
     return _text_of(meta.get("cwd")) or state.turn_cwd or state.environment_cwd
 
 
-def build_conversation(ref: SessionRef, state: _Rollout) -> Conversation | Unresolved:
-    """The cleaned conversation of a parsed rollout, or why it is not one."""
+def build_conversation(
+    ref: SessionRef, state: _Rollout, damaged_lines: Iterable[int] = ()
+) -> Conversation | Unresolved:
+    """The cleaned conversation of a parsed rollout, or why it is not one.
+
+    ``damaged_lines`` are the rollout's undecodable lines: the conversation
+    is then ``partial``.
+    """
     if not state.recognised:
         return unresolved(ref, "no Codex rollout records")
     meta = own_meta(state.metas, ref.session_id)
+    damaged = tuple(damaged_lines)
     if is_subagent(meta):
-        return Conversation(ref, _project(state, meta), (), automated=True)
+        return Conversation(ref, _project(state, meta), (), True, damaged)
     messages = tuple(state.transcript.messages)
-    return Conversation(ref, _project(state, meta), messages, automated=is_automated(meta))
+    return Conversation(ref, _project(state, meta), messages, is_automated(meta), damaged)
 
 
 # -------------------------------------------------------------------------- reader
@@ -489,7 +501,7 @@ class CodexReader:
         lines = load_json_lines(ref)
         if isinstance(lines, Unresolved):
             return lines
-        return build_conversation(ref, parse_rollout(lines.records))
+        return build_conversation(ref, parse_rollout(lines.records), lines.bad_lines)
 
 
 READER = CodexReader()

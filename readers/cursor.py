@@ -192,12 +192,12 @@ def _read_transcript(ref: SessionRef) -> Conversation | Unresolved:
         if role is None:
             continue
         saw_turn = True
-        text = _record_text(record, role)
-        if text:
-            messages.append(Message(message_id, role, text, None))
+        message = Message.build(message_id, role, _record_text(record, role), None)
+        if message is not None:
+            messages.append(message)
     if not saw_turn:
         return unresolved(ref, "no user or assistant records: not a Cursor agent transcript")
-    return Conversation(ref, None, tuple(messages))
+    return Conversation(ref, None, tuple(messages), damaged_lines=tuple(lines.bad_lines))
 
 
 # ------------------------------------------------------------------------- reader

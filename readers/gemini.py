@@ -4,8 +4,13 @@ Where: ``tmp/<project>/chats/session-<YYYY-MM-DDTHH-MM>-<first 8 of sessionId>.j
 ``<project>`` is a sha256 of the working directory (older releases) or a slug
 of its folder name (newer ones, with a ``.project_root`` file holding the
 path). Subagent chats live one level deeper (``chats/<parent id>/<id>.jsonl``)
-and are not sessions of their own. The session id is the file name without
-``session-`` and extension, so that discovery never parses a file.
+and are not sessions of their own. The session id is the CLI's own
+``sessionId`` (what ``gemini --resume`` takes), read by discovery from the
+first bytes of the file (``recorded_session_id``: the CLI writes it first,
+in the header line or as the document's first key); the file name without
+``session-`` and extension, which holds only its first 8 characters, is an
+alias a session can still be looked up by, and the id when the head holds
+none.
 
 Two storage formats, one replay:
 
@@ -34,16 +39,23 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ._common import discover_files, load_bytes, unresolved
-from ._io import SourceChanged, read_bytes
+from ._io import SourceChanged, read_bytes, read_head
 from ._model import Conversation, Message, Role, SessionRef, Unresolved
-from ._parse import JsonError, decode_json, decode_json_lines, parse_timestamp, strip_tagged_blocks
+from ._parse import (
+    JsonError,
+    decode_json,
+    decode_json_lines,
+    parse_timestamp,
+    strip_tagged_blocks,
+    trim_padding,
+)
 
-__all__ = ["READER", "GeminiReader"]
+__all__ = ["READER", "GeminiReader", "recorded_session_id"]
 
 _PREFIX = "session-"
 _SUFFIXES = (".jsonl", ".json")
@@ -69,7 +81,8 @@ _INJECTED_OPENINGS = (
     "User has manually exited Plan Mode.",
     "Plan approved. Switching to",
 )
-_CONTINUE_NUDGE = "Please continue."
+#: The nudge the CLI sends when a turn stopped early (newer builds prefix ``System:``).
+_CONTINUE_NUDGES = frozenset({"Please continue.", "System: Please continue."})
 
 _SNAPSHOT_TAG = "<state_snapshot>"
 _SNAPSHOT_ACK = "Got it. Thanks for the additional context!"
@@ -96,6 +109,30 @@ def _session_id(location: str) -> str | None:
     return stem.removeprefix(_PREFIX) or stem
 
 
+#: How much of a session file discovery reads to find its ``sessionId``.
+_HEAD_BYTES = 16 * 1024
+
+#: The first ``"sessionId": "<value>"`` pair (the value still JSON-encoded).
+_SESSION_ID_FIELD = re.compile(rb'"sessionId"\s*:\s*("(?:[^"\\\n]|\\.){1,512}")')
+
+
+def recorded_session_id(head: bytes) -> str | None:
+    """The ``sessionId`` the first bytes of a session file record, or None.
+
+    Legacy documents start with it (``{"sessionId": ...``, pretty-printed or
+    not) and JSON Lines files with a header line holding it, so the first
+    occurrence is the session's own.
+    """
+    found = _SESSION_ID_FIELD.search(head)
+    if found is None:
+        return None
+    try:
+        value = decode_json(found.group(1))
+    except JsonError:
+        return None
+    return value if isinstance(value, str) and value.strip() else None
+
+
 def _rank(item: SessionRef | Unresolved) -> tuple[int, int, int]:
     """Which copy of a session to keep: readable, then JSONL, then newest."""
     jsonl = int(item.path.name.endswith(".jsonl"))
@@ -107,10 +144,22 @@ def _rank(item: SessionRef | Unresolved) -> tuple[int, int, int]:
 def _one_per_session(
     items: Iterable[SessionRef | Unresolved],
 ) -> list[SessionRef | Unresolved]:
-    """Keep one file per session id (legacy/JSONL pairs, copied hash folders)."""
+    """Keep one file per session id (legacy/JSONL pairs, copied hash folders).
+
+    An unreadable copy is known by its file name only: it counts as the
+    session whose readable copy has that name as alias.
+    """
+    listed = list(items)
+    by_alias = {
+        alias: item.session_id
+        for item in listed
+        if isinstance(item, SessionRef)
+        for alias in item.aliases
+    }
     chosen: dict[str, SessionRef | Unresolved] = {}
-    for item in items:
+    for item in listed:
         key = item.session_id or str(item.path)
+        key = by_alias.get(key, key) if isinstance(item, Unresolved) else key
         current = chosen.get(key)
         if current is None or _rank(item) > _rank(current):
             chosen[key] = item
@@ -120,7 +169,15 @@ def _one_per_session(
 # --------------------------------------------------------------------------- decoding
 
 
-def _decode_records(data: bytes) -> list[Any] | str:
+@dataclass(frozen=True, slots=True)
+class _Records:
+    """The decoded records of a session file and the lines that did not decode."""
+
+    values: list[Any]
+    damaged_lines: tuple[int, ...] = ()
+
+
+def _decode_records(data: bytes) -> _Records | str:
     """The records of a session file, or why there are none.
 
     A file that is one JSON document (a legacy session, pretty-printed or
@@ -128,10 +185,10 @@ def _decode_records(data: bytes) -> list[Any] | str:
     is not JSON, the file was meant as one document and its error is reported.
     """
     try:
-        return [decode_json(data)]
+        return _Records([decode_json(data)])
     except JsonError as error:
         document_error = str(error)
-    first_line = data.lstrip().split(b"\n", 1)[0]
+    first_line = trim_padding(data).lstrip().split(b"\n", 1)[0]
     try:
         decode_json(first_line)
     except JsonError:
@@ -140,7 +197,7 @@ def _decode_records(data: bytes) -> list[Any] | str:
     if lines.mostly_garbage:
         bad = len(lines.bad_lines) + int(lines.torn_tail)
         return f"not JSON Lines ({bad} undecodable lines, {len(lines.records)} records)"
-    return [value for _line, value in lines.records]
+    return _Records([value for _line, value in lines.records], tuple(lines.bad_lines))
 
 
 # --------------------------------------------------------------------------- replay
@@ -153,6 +210,8 @@ class _Replay:
     metadata: dict[str, Any] = field(default_factory=dict)
     messages: dict[str, dict[str, Any]] = field(default_factory=dict)
     seen_session: bool = False
+    #: Why the recorded message list cannot be read (``messages`` of the wrong type).
+    damage: str | None = None
 
     def apply(self, record: Any) -> None:
         """Apply one record; shapes the format does not know are ignored."""
@@ -189,10 +248,18 @@ class _Replay:
         self.seen_session = True
         self.metadata.update((key, value) for key, value in fields.items() if key != "messages")
         checkpoint = fields.get("messages")
+        if checkpoint is not None and not isinstance(checkpoint, list):
+            self.damage = _not_a_list(checkpoint)
         if isinstance(checkpoint, list):
             for message in checkpoint:
                 if isinstance(message, dict) and isinstance(message.get("id"), str):
                     self.upsert(message)
+
+
+def _not_a_list(value: Any) -> str:
+    """The reason for a ``messages`` field that is not the list the CLI writes."""
+    kind = {dict: "an object", str: "a string", bool: "a boolean"}.get(type(value), "a number")
+    return f"damaged session: its messages field is {kind}, not a list"
 
 
 def _replay(records: Iterable[Any]) -> _Replay:
@@ -236,7 +303,7 @@ def _strip_injected(text: str) -> str:
 
 def _is_injected_turn(text: str) -> bool:
     """User turns written by the CLI rather than typed by the person."""
-    return text == _CONTINUE_NUDGE or text.startswith(_INJECTED_OPENINGS)
+    return text in _CONTINUE_NUDGES or text.startswith(_INJECTED_OPENINGS)
 
 
 def _is_compression_summary(text: str) -> bool:
@@ -245,9 +312,13 @@ def _is_compression_summary(text: str) -> bool:
 
 
 def _user_text(record: dict[str, Any]) -> str:
-    """What the person typed: ``displayContent`` when recorded, else ``content``."""
+    """What the person typed: ``displayContent`` when recorded, else ``content``.
+
+    A turn whose content or display content is a tool result is the CLI's
+    (a continuation it sends after tool output), whatever its text says.
+    """
     content = record.get("content")
-    if _is_tool_result(content):
+    if _is_tool_result(content) or _is_tool_result(record.get("displayContent")):
         return ""
     shown = _content_text(record.get("displayContent"))
     text = _strip_injected(shown or _content_text(content))
@@ -267,7 +338,7 @@ def _message(record: dict[str, Any], role: Role, text: str) -> Message | None:
     if not text:
         return None
     timestamp = parse_timestamp(record.get("timestamp"))
-    return Message(id=record["id"], role=role, text=text, timestamp=timestamp)
+    return Message.build(record["id"], role, text, timestamp)
 
 
 def _is_summary_turn(record: dict[str, Any]) -> bool:
@@ -352,6 +423,10 @@ class GeminiReader:
 
     tool = "gemini"
 
+    def __init__(self) -> None:
+        #: ``sessionId`` by (path, device, inode): a file's header never changes.
+        self._ids: dict[tuple[str, int, int], str] = {}
+
     def default_roots(self, env: Mapping[str, str], home: Path) -> tuple[Path, ...]:
         """``$GEMINI_CLI_HOME/.gemini/tmp``, else ``<home>/.gemini/tmp``."""
         base = env.get("GEMINI_CLI_HOME") or str(home)
@@ -360,7 +435,26 @@ class GeminiReader:
     def discover(self, root: Path) -> Iterator[SessionRef | Unresolved]:
         """One ref per session under ``root`` (``tmp/<project>/chats/session-*``)."""
         found = discover_files(self.tool, root, _accept, _session_id, max_depth=3)
-        yield from _one_per_session(found)
+        yield from _one_per_session(
+            self._with_recorded_id(item) if isinstance(item, SessionRef) else item for item in found
+        )
+
+    def _with_recorded_id(self, ref: SessionRef) -> SessionRef:
+        """``ref`` under the ``sessionId`` its file records, its file-name id an alias."""
+        version = ref.file_version
+        key = (ref.location, version.device, version.inode)
+        recorded = self._ids.get(key)
+        if recorded is None:
+            try:
+                recorded = recorded_session_id(read_head(ref.path, _HEAD_BYTES))
+            except OSError:
+                recorded = None
+            if recorded is None:
+                return ref  # not written yet, or unreadable: asked again next time
+            self._ids[key] = recorded
+        if recorded == ref.session_id:
+            return ref
+        return replace(ref, session_id=recorded, aliases=(ref.session_id,))
 
     def read(self, ref: SessionRef) -> Conversation | Unresolved:
         """The cleaned conversation of one session file, or why it cannot be read."""
@@ -370,13 +464,16 @@ class GeminiReader:
         records = _decode_records(data)
         if isinstance(records, str):
             return unresolved(ref, records)
-        state = _replay(records)
+        state = _replay(records.values)
         if not state.seen_session:
             return unresolved(ref, "no Gemini CLI session records")
+        if state.damage is not None:
+            return unresolved(ref, state.damage)
         project = _project(ref, state.metadata)
+        damaged = records.damaged_lines
         if _is_subagent(state.metadata):
-            return Conversation(ref, project, (), automated=True)
-        return Conversation(ref, project, _messages(state.messages.values()))
+            return Conversation(ref, project, (), True, damaged)
+        return Conversation(ref, project, _messages(state.messages.values()), False, damaged)
 
 
 READER = GeminiReader()

@@ -47,12 +47,24 @@ from ._io import (
     describe_os_error,
     read_bytes,
     stat_version,
+    unlistable_reason,
     walk_files,
 )
 from ._model import Conversation, FileVersion, Message, Role, SessionRef, Unresolved
 from ._parse import JsonError, decode_json, parse_timestamp, strip_tagged_blocks
+from ._text import is_valid_text
 
-__all__ = ["MIMOCODE_READER", "OPENCODE_READER", "OpenCodeReader"]
+__all__ = [
+    "MIMOCODE_READER",
+    "OPENCODE_READER",
+    "OpenCodeReader",
+    "UnreadableSession",
+    "column",
+    "db_override",
+    "failure_reason",
+    "open_database",
+    "table_columns",
+]
 
 _ROLES: dict[str, Role] = {"user": "user", "assistant": "assistant"}
 
@@ -76,8 +88,13 @@ _REQUIRED_COLUMNS = {
 }
 
 
-class _Bad(Exception):
-    """A session that cannot be read; the message is the ``Unresolved`` reason."""
+class UnreadableSession(Exception):
+    """A session or database that cannot be read; the message is the ``Unresolved`` reason.
+
+    Public, with ``open_database``, ``table_columns``, ``column``,
+    ``db_override`` and ``failure_reason``: other read-only users of these
+    databases (the dream's trajectory check) share the reader's refusals.
+    """
 
 
 # -- Where the tools keep their data ---------------------------------------------------------------
@@ -91,7 +108,7 @@ def _xdg_data_home(env: Mapping[str, str], home: Path) -> Path:
     return home / ".local" / "share"
 
 
-def _db_override(value: str | None, data: Path) -> Path | None:
+def db_override(value: str | None, data: Path) -> Path | None:
     """A ``*_DB`` variable: absolute path, name under the data dir, or ``:memory:``."""
     if not value or value == ":memory:":
         return None
@@ -106,7 +123,7 @@ def _opencode_roots(env: Mapping[str, str], home: Path) -> tuple[Path, ...]:
         data = Path(override)
     else:
         data = _xdg_data_home(env, home) / "opencode"
-    return _with_db(data, _db_override(env.get("OPENCODE_DB"), data), "opencode")
+    return _with_db(data, db_override(env.get("OPENCODE_DB"), data), "opencode")
 
 
 def _mimocode_roots(env: Mapping[str, str], home: Path) -> tuple[Path, ...]:
@@ -116,7 +133,7 @@ def _mimocode_roots(env: Mapping[str, str], home: Path) -> tuple[Path, ...]:
         data = Path(mimo_home) / "data"
     else:
         data = _xdg_data_home(env, home) / "mimocode"
-    return _with_db(data, _db_override(env.get("MIMOCODE_DB"), data), "mimocode")
+    return _with_db(data, db_override(env.get("MIMOCODE_DB"), data), "mimocode")
 
 
 def _with_db(data: Path, database: Path | None, app: str) -> tuple[Path, ...]:
@@ -236,7 +253,7 @@ def _to_message(record: _Record) -> Message | None:
     stamp = parse_timestamp(time.get("created") if isinstance(time, dict) else None)
     if stamp is None:
         stamp = parse_timestamp(record.created)
-    return Message(record.id, role, text, stamp)
+    return Message.build(record.id, role, text, stamp)
 
 
 def _messages(records: Iterable[_Record], revert: Any) -> tuple[Message, ...]:
@@ -294,7 +311,11 @@ class OpenCodeReader:
     def discover(self, root: Path) -> Iterator[SessionRef | Unresolved]:
         """Sessions of every database under ``root`` (or ``root`` itself), then the JSON tree."""
         seen: set[str] = set()
-        for database in self.databases(root):
+        databases = self._list_databases(root)
+        if isinstance(databases, str):
+            yield Unresolved(self.tool, root, databases)
+            return
+        for database in databases:
             yield from self._discover_db(database, seen)
         if self.legacy_tree and root.is_dir():
             yield from self._discover_tree(_storage_dir(root), seen)
@@ -303,8 +324,8 @@ class OpenCodeReader:
         """The cleaned conversation of one session (a database row or a JSON file)."""
         try:
             session, records = self._read_db(ref) if ref.locator else _read_tree(ref)
-        except (_Bad, sqlite3.Error, OSError) as error:
-            return unresolved(ref, _reason(error))
+        except (UnreadableSession, sqlite3.Error, OSError) as error:
+            return unresolved(ref, failure_reason(error))
         return Conversation(
             ref=ref,
             project=_project(session, records),
@@ -319,15 +340,28 @@ class OpenCodeReader:
     # -- databases ---------------------------------------------------------
 
     def databases(self, root: Path) -> list[Path]:
-        """``root`` when it is a file, else the tool's databases inside it."""
+        """``root`` when it is a file, else the tool's databases inside it (none if unlistable)."""
+        found = self._list_databases(root)
+        return [] if isinstance(found, str) else found
+
+    def _list_databases(self, root: Path) -> list[Path] | str:
+        """``databases``, or why the data directory cannot be listed (a missing one is empty).
+
+        A database whose name is not valid UTF-8 is left out: no path of it
+        could be shown or stored.
+        """
         if root.is_file():
             return [root]
         try:
             names = sorted(
-                entry.name for entry in root.iterdir() if _is_app_db(entry.name, self.app)
+                entry.name
+                for entry in root.iterdir()
+                if _is_app_db(entry.name, self.app) and is_valid_text(entry.name)
             )
-        except OSError:
+        except FileNotFoundError:
             return []
+        except OSError as error:
+            return unlistable_reason(error) if root.is_dir() else []
         names.sort(key=lambda name: name != f"{self.app}.db")
         return [root / name for name in names]
 
@@ -337,8 +371,8 @@ class OpenCodeReader:
         try:
             version = stat_version(database)
             rows = _list_sessions(database)
-        except (_Bad, sqlite3.Error, OSError) as error:
-            yield Unresolved(self.tool, database, _reason(error), file_version=version)
+        except (UnreadableSession, sqlite3.Error, OSError) as error:
+            yield Unresolved(self.tool, database, failure_reason(error), file_version=version)
             return
         for row in rows:
             if row.id in seen:
@@ -355,8 +389,8 @@ class OpenCodeReader:
 
     def _read_db(self, ref: SessionRef) -> tuple[_Session, list[_Record]]:
         """The session row and its message records from the database."""
-        with closing(_connect(ref.path)) as connection:
-            columns = _schema(connection)
+        with closing(open_database(ref.path)) as connection:
+            columns = table_columns(connection)
             session = _session_row(connection, columns, ref.locator)
             records = _message_rows(connection, columns, ref.locator)
         return session, records
@@ -365,15 +399,21 @@ class OpenCodeReader:
 
     def _discover_tree(self, storage: Path, seen: set[str]) -> Iterator[SessionRef | Unresolved]:
         """One ``SessionRef`` per top-level session file ``session/<project>/<id>.json``."""
-        found = walk_files(storage / "session", lambda n: n.endswith(".json"), max_depth=2)
+        found = walk_files(
+            storage / "session",
+            lambda n: n.endswith(".json"),
+            max_depth=2,
+            report_unlistable=True,
+        )
         for entry in found:
             fallback = entry.path.stem
             if entry.version is None:
-                yield Unresolved(self.tool, entry.path, entry.error or "cannot stat", fallback)
+                sid = None if entry.unlisted else fallback
+                yield Unresolved(self.tool, entry.path, entry.error or "cannot stat", sid)
                 continue
             try:
                 info = _json_object(entry.path, "session file")
-            except _Bad as bad:
+            except UnreadableSession as bad:
                 yield Unresolved(self.tool, entry.path, str(bad), fallback, entry.version)
                 continue
             if _is_child_session(info.get("parentID"), info.get("title")):
@@ -403,7 +443,7 @@ class _Listed:
     updated_at: datetime | None
 
 
-def _reason(error: Exception) -> str:
+def failure_reason(error: Exception) -> str:
     """The ``Unresolved`` reason for a failure: ours, SQLite's or the OS's."""
     if isinstance(error, OSError):
         return describe_os_error(error)
@@ -417,43 +457,53 @@ def _write_in_progress(path: Path) -> bool:
     return path.with_name(path.name + "-journal").exists()
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    """A read-only connection that decodes bad UTF-8 instead of failing on it."""
+def open_database(path: Path) -> sqlite3.Connection:
+    """A read-only connection to an OpenCode-schema database, never writing beside it.
+
+    Refused while a rollback journal shows a write in progress
+    (``UnreadableSession``) and, by ``connect_sqlite_readonly``, when a
+    ``-wal`` lies there without its ``-shm`` (``SideFileRefused``, a
+    ``sqlite3.Error``). Bad UTF-8 in a row is decoded with U+FFFD instead of
+    failing it. Raises ``UnreadableSession``, ``sqlite3.Error``, ``OSError``.
+    """
     if _write_in_progress(path):
-        raise _Bad("database is locked: a write is in progress (rollback journal present)")
-    connection = connect_sqlite_readonly(path)
-    connection.text_factory = lambda raw: raw.decode("utf-8", "replace")
-    return connection
+        raise UnreadableSession(
+            "database is locked: a write is in progress (rollback journal present)"
+        )
+    return connect_sqlite_readonly(path)
 
 
-def _schema(connection: sqlite3.Connection) -> dict[str, frozenset[str]]:
-    """Column names per table; ``_Bad`` when a table this reader needs is missing."""
+def table_columns(connection: sqlite3.Connection) -> dict[str, frozenset[str]]:
+    """Column names per table; ``UnreadableSession`` when a table this reader needs is missing."""
     columns: dict[str, frozenset[str]] = {}
     for table in (*_REQUIRED_COLUMNS, *_IMPORT_TABLES, _SUCCESSOR_TABLE):
         rows = connection.execute(f"PRAGMA table_info({table})").fetchall()
         columns[table] = frozenset(str(row[1]) for row in rows)
     for table, needed in _REQUIRED_COLUMNS.items():
         if not columns[table]:
-            raise _Bad(f"not an OpenCode database: no table {table}")
+            raise UnreadableSession(f"not an OpenCode database: no table {table}")
         missing = sorted(needed - columns[table])
         if missing:
-            raise _Bad(f"not an OpenCode database: table {table} lacks {', '.join(missing)}")
+            lacks = ", ".join(missing)
+            raise UnreadableSession(f"not an OpenCode database: table {table} lacks {lacks}")
     return columns
 
 
-def _column(columns: frozenset[str], *names: str) -> str:
+def column(columns: frozenset[str], *names: str) -> str:
     """The first of ``names`` the table has, else ``NULL``."""
     return next((name for name in names if name in columns), "NULL")
 
 
 def _list_sessions(database: Path) -> list[_Listed]:
     """Top-level, non-imported sessions with their cache markers: one query."""
-    with closing(_connect(database)) as connection:
-        columns = _schema(connection)
+    with closing(open_database(database)) as connection:
+        columns = table_columns(connection)
         imported = _imported_sessions(connection, columns)
         rows = connection.execute(_listing_sql(columns)).fetchall()
     listed: list[_Listed] = []
     for sid, updated, parent, title, count, last in rows:
+        if isinstance(sid, bytes):  # stored as a BLOB: no text id to look the session up by
+            raise UnreadableSession(f"damaged session table: an id is {len(sid)} bytes, not text")
         if not isinstance(sid, str) or not sid or sid in imported:
             continue
         if _is_child_session(parent, title):
@@ -470,7 +520,7 @@ def _listing_sql(columns: dict[str, frozenset[str]]) -> str:
     updated = _qualified(session, "s", "time_updated", "time_created")
     parent = _qualified(session, "s", "parent_id")
     title = _qualified(session, "s", "title")
-    message_updated = _column(message, "time_updated", "time_created")
+    message_updated = column(message, "time_updated", "time_created")
     return (
         f"SELECT s.id, {updated}, {parent}, {title}, agg.n, agg.last FROM session AS s "
         f"LEFT JOIN (SELECT session_id, count(*) AS n, max({message_updated}) AS last "
@@ -480,7 +530,7 @@ def _listing_sql(columns: dict[str, frozenset[str]]) -> str:
 
 def _qualified(columns: frozenset[str], alias: str, *names: str) -> str:
     """``alias.column`` for the first of ``names`` the table has, else ``NULL``."""
-    name = _column(columns, *names)
+    name = column(columns, *names)
     return name if name == "NULL" else f"{alias}.{name}"
 
 
@@ -504,12 +554,12 @@ def _session_row(
 ) -> _Session:
     """The session's directory, title and pending revert."""
     session = columns["session"]
-    title, revert = _column(session, "title"), _column(session, "revert")
+    title, revert = column(session, "title"), column(session, "revert")
     row = connection.execute(
         f"SELECT directory, {title}, {revert} FROM session WHERE id = ?", (sid,)
     ).fetchone()
     if row is None:
-        raise _Bad("session no longer in the database")
+        raise UnreadableSession("session no longer in the database")
     directory, name, raw_revert = row
     return _Session(_text(directory), _text(name), _decode_optional(raw_revert))
 
@@ -529,7 +579,7 @@ def _message_rows(
 ) -> list[_Record]:
     """The session's messages with their parts; rows whose JSON is garbage are skipped."""
     message = columns["message"]
-    created, agent = _column(message, "time_created"), _column(message, "agent_id")
+    created, agent = column(message, "time_created"), column(message, "agent_id")
     rows = connection.execute(
         f"SELECT id, {created}, {agent}, data FROM message WHERE session_id = ?", (sid,)
     ).fetchall()
@@ -539,7 +589,7 @@ def _message_rows(
         if isinstance(mid, str) and mid and isinstance(info, dict):
             records[mid] = _Record(mid, info, created=created_at, agent_id=agent_id)
     if rows and not records:
-        raise _Bad(f"none of the {len(rows)} message rows holds a JSON object")
+        raise UnreadableSession(f"none of the {len(rows)} message rows holds a JSON object")
     if not rows:
         _refuse_successor_rows(connection, columns, sid)
     _attach_parts(connection, sid, records)
@@ -561,7 +611,7 @@ def _refuse_successor_rows(
         f"SELECT count(*) FROM {_SUCCESSOR_TABLE} WHERE session_id = ?", (sid,)
     ).fetchone()
     if row and row[0]:
-        raise _Bad(f"messages are only in {_SUCCESSOR_TABLE}, a format not read yet")
+        raise UnreadableSession(f"messages are only in {_SUCCESSOR_TABLE}, a format not read yet")
 
 
 def _attach_parts(connection: sqlite3.Connection, sid: str, records: dict[str, _Record]) -> None:
@@ -590,19 +640,19 @@ def _storage_dir(root: Path) -> Path:
 
 
 def _json_object(path: Path, what: str) -> dict[str, Any]:
-    """One JSON object file, read-only; ``_Bad`` naming ``what`` when it is not one."""
+    """One JSON object file, read-only; ``UnreadableSession`` naming ``what`` when it is not one."""
     try:
         data, _version = read_bytes(path)
     except SourceChanged:
-        raise _Bad(f"{what} {path.name} changed while it was read") from None
+        raise UnreadableSession(f"{what} {path.name} changed while it was read") from None
     except OSError as error:
-        raise _Bad(f"{what} {path.name}: {describe_os_error(error)}") from None
+        raise UnreadableSession(f"{what} {path.name}: {describe_os_error(error)}") from None
     try:
         value = decode_json(data)
     except JsonError as error:
-        raise _Bad(f"{what} {path.name} is not JSON: {error}") from None
+        raise UnreadableSession(f"{what} {path.name} is not JSON: {error}") from None
     if not isinstance(value, dict):
-        raise _Bad(f"{what} {path.name} is not a JSON object")
+        raise UnreadableSession(f"{what} {path.name} is not a JSON object")
     return value
 
 
@@ -627,9 +677,9 @@ def _read_tree(ref: SessionRef) -> tuple[_Session, list[_Record]]:
     """The session file and every message and part file of a JSON-tree session."""
     info = load_json(ref)
     if isinstance(info, Unresolved):
-        raise _Bad(info.reason)
+        raise UnreadableSession(info.reason)
     if not isinstance(info, dict):
-        raise _Bad("session file is not a JSON object")
+        raise UnreadableSession("session file is not a JSON object")
     storage = ref.path.parent.parent.parent
     session = _Session(_text(info.get("directory")), _text(info.get("title")), info.get("revert"))
     records: list[_Record] = []
@@ -643,10 +693,10 @@ def _read_tree(ref: SessionRef) -> tuple[_Session, list[_Record]]:
 
 
 def _json_files(directory: Path) -> list[Path]:
-    """The ``*.json`` files of one directory, by name; unstat-able ones raise ``_Bad``."""
+    """The ``*.json`` files of one directory by name; an unstat-able one raises."""
     paths: list[Path] = []
     for found in walk_files(directory, lambda n: n.endswith(".json"), max_depth=1):
         if found.version is None:
-            raise _Bad(f"{found.path.name}: {found.error or 'cannot stat'}")
+            raise UnreadableSession(f"{found.path.name}: {found.error or 'cannot stat'}")
         paths.append(found.path)
     return paths

@@ -271,12 +271,16 @@ def _active_branch(entries: list[_Entry]) -> list[_Entry]:
 
     A linear (v1) file is read whole. In a tree the leaf is the last entry
     with an id, as the tools take it on load, and the branch is its chain of
-    ``parentId`` links back to a root; a cycle or a missing parent ends it.
+    ``parentId`` links back to a root; a cycle ends it. A parent that is not
+    in the file (its line was damaged, say) does not: the chain goes on from
+    the last good entry before (``_bridge_missing_parent``), so that one bad
+    line never cuts off everything written before it.
     """
     with_ids = [entry for entry in entries if entry.entry_id is not None]
     if not with_ids:
         return entries
     by_id = {entry.key: entry for entry in with_ids}
+    position = {id(entry): index for index, entry in enumerate(with_ids)}
     branch: list[_Entry] = []
     seen: set[str] = set()
     current: _Entry | None = with_ids[-1]
@@ -284,9 +288,20 @@ def _active_branch(entries: list[_Entry]) -> list[_Entry]:
         seen.add(current.key)
         branch.append(current)
         parent = current.parent_id
-        current = by_id.get(parent) if parent is not None else None
+        if parent is None:
+            current = None
+        elif parent in by_id:
+            current = by_id[parent]
+        else:
+            current = _bridge_missing_parent(with_ids, position[id(current)])
     branch.reverse()
     return branch
+
+
+def _bridge_missing_parent(with_ids: list[_Entry], index: int) -> _Entry | None:
+    """Where the chain goes on when an entry's parent is not in the file: the entry
+    written just before it (the last good record), or None at the first entry."""
+    return with_ids[index - 1] if index > 0 else None
 
 
 def _text_blocks(content: Any) -> list[str]:
@@ -359,7 +374,7 @@ def _message(entry: _Entry) -> Message | None:
     if not text:
         return None
     speaker: Role = "user" if role == "user" else "assistant"
-    return Message(entry.key, speaker, text, _timestamp(record, message))
+    return Message.build(entry.key, speaker, text, _timestamp(record, message))
 
 
 def _project(header: dict[str, Any]) -> str | None:
@@ -372,8 +387,14 @@ def _started_by_program(entries: Iterable[_Entry]) -> bool:
     return any(entry.record.get("type") == _SUBAGENT_INIT for entry in entries)
 
 
-def parse_session(ref: SessionRef, records: list[tuple[int, Any]]) -> Conversation | Unresolved:
-    """The conversation on the active branch of decoded session records."""
+def parse_session(
+    ref: SessionRef, records: list[tuple[int, Any]], damaged_lines: Iterable[int] = ()
+) -> Conversation | Unresolved:
+    """The conversation on the active branch of decoded session records.
+
+    ``damaged_lines`` are the file's undecodable lines: the conversation is
+    then ``partial``.
+    """
     header_index = _find_header(records)
     if header_index is None:
         return unresolved(ref, "not a pi session: no session header")
@@ -381,7 +402,13 @@ def parse_session(ref: SessionRef, records: list[tuple[int, Any]]) -> Conversati
     entries = _entries(records[header_index + 1 :])
     messages = [m for m in map(_message, _active_branch(entries)) if m is not None]
     try:
-        return Conversation(ref, _project(header), tuple(messages), _started_by_program(entries))
+        return Conversation(
+            ref,
+            _project(header),
+            tuple(messages),
+            _started_by_program(entries),
+            damaged_lines=tuple(damaged_lines),
+        )
     except ValueError as error:
         return unresolved(ref, f"inconsistent session: {error}")
 
@@ -418,7 +445,7 @@ class PiSessionReader:
         lines = load_json_lines(ref)
         if isinstance(lines, Unresolved):
             return lines
-        return parse_session(ref, lines.records)
+        return parse_session(ref, lines.records, lines.bad_lines)
 
 
 PI_READER = PiSessionReader("pi", pi_roots)

@@ -37,6 +37,7 @@ from dreamd.collect.cursor import (
     adopt_legacy_baseline,
     begin_window,
     checkpoint_window,
+    complete_readable,
     complete_session,
     governed_by_legacy,
     legacy_boundary,
@@ -57,7 +58,7 @@ from dreamd.fs import CrashPoint
 from dreamd.inventory import SessionInfo
 from dreamd.logs import get_logger
 from dreamd.readers import Conversation
-from dreamd.selection import Selection, SelectionPolicy, select
+from dreamd.selection import Selection, SelectionPolicy, damage_note, select
 from dreamd.statedb import StateDB
 from dreamd.stores import MemoryItem, Store
 
@@ -478,5 +479,9 @@ def _complete_if_stable(run: _Pass, conversation: Conversation, key: str) -> Non
         run.result.partial.append(key)
         return
     CRASH.tick()
+    if fresh.partial:  # damaged: collected from what could be read, never resolved (seed 002)
+        run.save(complete_readable(run.cursors.cursor, key, fresh))
+        run.result.partial.append(f"{key}: {damage_note(fresh.damaged_lines)}")
+        return
     run.save(complete_session(run.cursors.cursor, key, fresh))
     run.result.resolved.append(key)

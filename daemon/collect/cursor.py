@@ -39,7 +39,7 @@ from datetime import datetime
 from typing import Literal
 
 from dreamd.readers import Conversation, Message
-from dreamd.selection import CursorEntry
+from dreamd.selection import READABLE_DONE, CursorEntry
 
 __all__ = [
     "Cursor",
@@ -51,6 +51,7 @@ __all__ = [
     "adopt_legacy_baseline",
     "begin_window",
     "checkpoint_window",
+    "complete_readable",
     "complete_session",
     "governed_by_legacy",
     "legacy_boundary",
@@ -332,6 +333,17 @@ def complete_session(cursor: Cursor, key: str, conversation: Conversation) -> Cu
     if missing:
         raise ValueError(f"{key}: {len(missing)} message(s) not acknowledged at their fingerprint")
     return cursor.with_state(key, replace(state, status="resolved", reason=""))
+
+
+def complete_readable(cursor: Cursor, key: str, conversation: Conversation) -> Cursor:
+    """A damaged session whose every readable message is acknowledged now: still partial
+    (never resolved while damaged, seed 002), recorded so selection waits for a change."""
+    state = cursor.state(key)
+    if state.revision != conversation.revision or state.intent is not None:
+        raise ValueError(f"{key} changed or has an open window; reconcile it first")
+    if pending_messages(state, conversation.messages):
+        raise ValueError(f"{key}: messages not acknowledged at their fingerprint")
+    return cursor.with_state(key, replace(state, status="partial", reason=READABLE_DONE))
 
 
 def skip_trivial(cursor: Cursor, key: str, revision: str, reason: str) -> Cursor:

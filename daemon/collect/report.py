@@ -13,6 +13,7 @@ from dreamd.collect.collector import CollectResult
 from dreamd.errors import StateError
 from dreamd.fs import atomic_write
 from dreamd.readers import isoformat
+from dreamd.selection import SELECTABLE
 
 __all__ = ["report_json", "report_text", "store_report"]
 
@@ -31,7 +32,7 @@ def report_json(
         counts["found"] += 1
         counts["processed"] += decision.selected
         counts["skipped_live"] += decision.status == "live"
-    deferred = [d for d in decisions if d.status == "eligible" and not d.selected]
+    deferred = [d for d in decisions if d.status in SELECTABLE and not d.selected]
     oldest = deferred[-1].session if deferred else None
     planted, updated = result.planted, result.updated
     return {

@@ -11,10 +11,9 @@ is no file. A folder under no ``memory`` directory has no trajectories.
 Read-only, always: databases are opened with the OpenCode reader's own
 helpers (``mode=ro``, ``immutable=1`` when no ``-wal``/``-journal`` lies
 beside the file, ``query_only``; refused while a rollback journal shows a
-write in progress). One more refusal is the dream's own
-(``_creates_side_file``): a ``-wal`` without its ``-shm`` (an exclusive
-writer holds it, or one crashed) would make SQLite create the ``-shm`` on a
-read-only open. So no ``-wal``/``-shm`` file is ever created, nothing is
+write in progress, and while a ``-wal`` lies there without its ``-shm`` (an
+exclusive writer holds it, or one crashed): SQLite would create the ``-shm``
+on a read-only open. So no ``-wal``/``-shm`` file is ever created, nothing is
 checkpointed, the directory listing stays as it was.
 
 The questions, one parameterised query each, each with a bound:
@@ -73,12 +72,12 @@ from dreamd.readers.opencode import (
     MIMOCODE_READER,
     OPENCODE_READER,
     OpenCodeReader,
-    _Bad,
-    _column,
-    _connect,
-    _db_override,
-    _reason,
-    _schema,
+    UnreadableSession,
+    column,
+    db_override,
+    failure_reason,
+    open_database,
+    table_columns,
 )
 
 __all__ = [
@@ -151,7 +150,7 @@ def _tool_databases(
         value = env.get(variable, "")
         if value == ":memory:":
             return []
-        override = _db_override(value, data)
+        override = db_override(value, data)
         if override is not None:
             return [override]
     return reader.databases(data)
@@ -327,11 +326,10 @@ def gather(
     problems: list[str] = []
     for database in databases:
         try:
-            _creates_side_file(database)
-            with closing(_connect(database)) as connection:
+            with closing(open_database(database)) as connection:
                 answer = _ask(connection, claims, cited, since, project)
-        except (_Bad, sqlite3.Error, OSError) as error:
-            problems.append(f"{database} could not be read ({_reason(error)}): not used")
+        except (UnreadableSession, sqlite3.Error, OSError) as error:
+            problems.append(f"{database} could not be read ({failure_reason(error)}): not used")
             continue
         if not answer.complete:
             budget = f"{MAX_SCAN_CHARS // 2**20} Mi characters"
@@ -375,7 +373,7 @@ def _ask(
 
     A claim is refuted only when the whole scan finished within its budget.
     """
-    columns = _schema(connection)
+    columns = table_columns(connection)
     known = _known_sessions(connection, cited)
     recent = _window_sessions(connection, columns, since, project)
     scan = _Scan(MAX_SCAN_CHARS)
@@ -394,16 +392,6 @@ def _ask(
 
 
 # -- The queries -------------------------------------------------------------------------------
-
-
-def _creates_side_file(database: Path) -> None:
-    """Refuse a write-ahead log without its shared-memory file: opening would create one."""
-    wal = database.with_name(database.name + "-wal")
-    if wal.exists() and not database.with_name(database.name + "-shm").exists():
-        raise _Bad(
-            "database is locked or was left by a crash: its -wal has no -shm, "
-            "and even a read-only open would create one"
-        )
 
 
 def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
@@ -429,7 +417,7 @@ def _window_sessions(
     project: Path | None,
 ) -> list[str]:
     """Sessions updated since ``since`` (epoch ms, or s in old rows), newest first, bounded."""
-    stamp = _column(columns["session"], "time_updated", "time_created")
+    stamp = column(columns["session"], "time_updated", "time_created")
     where: list[str] = []
     params: list[object] = []
     if stamp != "NULL":

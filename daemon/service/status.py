@@ -19,7 +19,7 @@ from dreamd.config import Settings
 from dreamd.dream.pending import pending_files
 from dreamd.jobs import live_ids_from_env, selection_policy
 from dreamd.lock import PIPELINE, holder
-from dreamd.selection import select
+from dreamd.selection import SELECTABLE, select
 from dreamd.service.schedule import parse_schedule
 from dreamd.statedb import JobRun, StateDB
 
@@ -84,7 +84,7 @@ def status_document(
         live_ids=live_ids_from_env(env),
         policy=selection_policy(settings),
     )
-    backlog = Counter(d.session.tool for d in selection.decisions if d.status == "eligible")
+    backlog = Counter(d.session.tool for d in selection.decisions if d.status in SELECTABLE)
     plans = [
         {"session": key, "plan_id": entry.intent.plan_id}
         for key, entry in sorted(cursor.sessions.items())

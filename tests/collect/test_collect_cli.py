@@ -283,3 +283,26 @@ def test_killed_mid_io_anywhere_a_rerun_plants_exactly_once(
     assert [f.split("collected:")[0] for f in files] == [
         f.split("collected:")[0] for f in uninterrupted[0]
     ]
+
+
+def test_a_damaged_session_is_collected_but_never_resolved(isolated_home: Path) -> None:
+    """Readable lines are collected; the session stays partial, naming the damaged line, and
+    waits for a change instead of taking the budget again; once repaired it resolves."""
+    path = session(isolated_home, PROMPTS)
+    lines = path.read_text().splitlines(keepends=True)
+    damaged = [*lines[:3], '{"type": "user", "message": {not json\n', *lines[3:]]
+    stamp = path.stat().st_mtime
+    path.write_text("".join(damaged))
+    os.utime(path, (stamp, stamp))
+    report = json.loads(collect(isolated_home, "--json").stdout)
+    key = f"claude-code:{SID}"
+    assert report["cursor"]["resolved"] == [] and len(sql_keys(isolated_home)) == 3
+    assert any(entry.startswith(f"{key}: damaged line 4") for entry in report["cursor"]["partial"])
+    again = json.loads(collect(isolated_home, "--json").stdout)
+    assert again["selected"] == []
+    listed = json.loads(run_dreamd(isolated_home, "sources", "list", "--json").stdout)
+    assert [s["status"] for s in listed if s["id"] == SID] == ["damaged"]
+    path.write_text("".join(lines))
+    os.utime(path, (stamp, stamp))
+    repaired = json.loads(collect(isolated_home, "--json").stdout)
+    assert repaired["cursor"]["resolved"] == [key] and len(sql_keys(isolated_home)) == 3

@@ -5,7 +5,9 @@
 - the workspace ``state.vscdb`` as ``<Cursor User dir>/workspaceStorage/<hash>/state.vscdb``.
 
 The expected session keys of the database are listed straight from its
-tables with ``sqlite3`` (read-only), independently of the reader.
+tables with ``sqlite3`` (read-only), independently of the reader: one per
+conversation, since the legacy chat pane repeats the composers' exchanges
+and some composers are identical.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import shutil
 import sqlite3
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 from dreamd.readers.cursor import ide_user_dir
@@ -35,15 +38,36 @@ def workspace_db(home: Path) -> Path:
     return ide_user_dir({}, home) / "workspaceStorage" / WORKSPACE_HASH / "state.vscdb"
 
 
+def _prose(bubbles: list[dict[str, Any]]) -> tuple[tuple[str, str], ...]:
+    """(role, text) of the bubbles that hold text, straight from the stored JSON."""
+    pairs = []
+    for bubble in bubbles:
+        role = "user" if bubble.get("type") in (1, "user") else "assistant"
+        text = (bubble.get("text") or "").strip() or (bubble.get("rawText") or "").strip()
+        if text:
+            pairs.append((role, text))
+    return tuple(pairs)
+
+
 def database_session_ids(path: Path) -> list[str]:
-    """Composer ids with an inline conversation and chat tab ids with bubbles."""
+    """One id per conversation: composers with an inline conversation (identical ones
+    once, the first created), then chat tabs that do not only repeat composers."""
     uri = f"file:{quote(str(path))}?mode=ro&immutable=1"
     with closing(sqlite3.connect(uri, uri=True)) as connection:
         rows = dict(connection.execute("SELECT key, value FROM ItemTable").fetchall())
     composers = json.loads(rows["composer.composerData"])["allComposers"]
     tabs = json.loads(rows["workbench.panel.aichat.view.aichat.chatdata"])["tabs"]
-    ids = [c["composerId"] for c in composers if c.get("conversation")]
-    return ids + [tab["tabId"] for tab in tabs if tab.get("bubbles")]
+    first: dict[tuple[tuple[str, str], ...], dict[str, Any]] = {}
+    for composer in sorted(composers, key=lambda c: (c.get("createdAt", 0), c["composerId"])):
+        if composer.get("conversation"):
+            first.setdefault(_prose(composer["conversation"]), composer)
+    kept = {id(composer) for composer in first.values()}
+    ids = [c["composerId"] for c in composers if id(c) in kept]
+    composed = {pair for signature in first for pair in signature}
+    for tab in tabs:
+        if tab.get("bubbles") and not set(_prose(tab["bubbles"])) <= composed:
+            ids.append(tab["tabId"])
+    return ids
 
 
 def lay_out(fixtures: Path, home: Path) -> list[str]:

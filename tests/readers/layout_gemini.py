@@ -2,11 +2,14 @@
 
 Gemini CLI writes ``~/.gemini/tmp/<project>/chats/session-<YYYY-MM-DDTHH-MM>-<first
 8 of sessionId>.json(l)``, with ``<project>`` the sha256 of the working directory
-(older releases) or a slug of its folder name (newer ones).
+(older releases) or a slug of its folder name (newer ones). Sessions are known by
+the ``sessionId`` their files record, read here with ``json`` independently of
+the reader.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -42,19 +45,28 @@ _PLACES: tuple[tuple[str, str, str], ...] = (
     ),
 )
 
-#: Session keys discovery must find (the two copies above are one session).
-_KEYS = (
-    "gemini:2025-12-01T21-45-5b959dae",
-    "gemini:2026-01-16T11-01-37b7abef",
-    "gemini:2026-01-15T20-51-f7633853",
-    "gemini:2026-04-29T21-39-gemini_s",
-)
+
+def recorded_id(path: Path) -> str:
+    """The ``sessionId`` of a fixture: the document's, or its first line's (JSON Lines)."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = json.loads(text.splitlines()[0])
+    return str(value["sessionId"])
 
 
 def lay_out(fixtures: Path, home: Path) -> list[str]:
-    """Copy each Gemini fixture under ``home/.gemini/tmp`` and return the expected keys."""
+    """Copy each Gemini fixture under ``home/.gemini/tmp`` and return the expected keys.
+
+    The two copies of one session (old hash folder, new slug folder) are one key.
+    """
+    keys: list[str] = []
     for fixture, project, name in _PLACES:
         chats = home / ".gemini" / "tmp" / project / "chats"
         chats.mkdir(parents=True, exist_ok=True)
         shutil.copy2(fixtures / "gemini" / fixture, chats / name)
-    return list(_KEYS)
+        key = f"gemini:{recorded_id(chats / name)}"
+        if key not in keys:
+            keys.append(key)
+    return keys

@@ -14,7 +14,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dreamd.readers import Conversation, SessionRef, Unresolved
-from dreamd.readers.aider import HISTORY_NAME, READER, history_files_in
+from dreamd.readers.aider import (
+    HISTORY_NAME,
+    READER,
+    find_chats,
+    history_files_in,
+    legacy_session_id,
+)
 
 from .layout_aider import lay_out
 
@@ -244,8 +250,8 @@ def test_confirm_answers_logged_as_input_are_not_prompts(isolated_home: Path) ->
 def test_commands_are_dropped_and_prompt_commands_keep_their_prompt_once(
     isolated_home: Path,
 ) -> None:
-    """Slash and ``!`` commands vanish; ``/ask``, ``/code``, ``/architect``, ``/help``, ``/ok``
-    keep their prompt, and Aider's logged copy of that prompt is not repeated."""
+    """Slash and ``!`` commands vanish; ``/copy-context``, ``/ask``, ``/code``, ``/architect``,
+    ``/help``, ``/ok`` keep their prompt, and Aider's logged copy of it is not repeated."""
     h = History().start().typed("/add src/*.py").notice("Added src/a.py to the chat")
     h.typed("/copy-context explain the cart").notice("Copied code context to clipboard.")
     h.typed("/a  ambiguous").notice("Ambiguous command: /add, /architect, /ask")
@@ -257,6 +263,7 @@ def test_commands_are_dropped_and_prompt_commands_keep_their_prompt_once(
     h.reply("Changed.").typed("/exit")
     conversation = read_only_chat(h.write(repo_file(isolated_home)))
     assert texts(conversation) == [
+        "explain the cart",
         "why is the cart slow?",
         "Because of N+1.",
         "batch the queries",
@@ -266,6 +273,60 @@ def test_commands_are_dropped_and_prompt_commands_keep_their_prompt_once(
         "Ok, please go ahead and make those changes.",
         "Changed.",
     ]
+
+
+def test_copy_context_keeps_the_question_as_the_users_message(isolated_home: Path) -> None:
+    """``/copy-context <question>`` carries the person's question: it is their message."""
+    h = History().start().typed("/copy-context why does gemini count images as 256 tokens?")
+    h.notice("Copied code context to clipboard.")
+    conversation = read_only_chat(h.write(repo_file(isolated_home)))
+    assert texts(conversation) == ["why does gemini count images as 256 tokens?"]
+
+
+def test_copy_context_is_not_logged_again_so_a_repeat_is_kept(isolated_home: Path) -> None:
+    """Aider sends nothing for ``/copy-context``: the same question typed next is a prompt."""
+    h = History().start().typed("/copy-context explain the cart").notice("Copied.")
+    h.typed("explain the cart").reply("The cart sums line items.")
+    conversation = read_only_chat(h.write(repo_file(isolated_home)))
+    assert texts(conversation, "user") == ["explain the cart", "explain the cart"]
+
+
+def test_copy_context_without_a_question_is_no_message(isolated_home: Path) -> None:
+    """A bare ``/copy-context`` carries nothing."""
+    h = History().start().typed("/copy-context").notice("Copied code context to clipboard.")
+    assert read_only_chat(h.write(repo_file(isolated_home))).messages == ()
+
+
+def test_chat_ids_do_not_change_when_the_home_moves(tmp_path: Path) -> None:
+    """The same history under two homes gives the same ids (no absolute path in them)."""
+    ids = []
+    for home in (tmp_path / "old-home", tmp_path / "moved" / "home"):
+        path = home / "src" / "shop" / HISTORY_NAME
+        path.parent.mkdir(parents=True)
+        (path.parent / ".git").mkdir()
+        History().start().typed("hello there").reply("Hi.").write(path)
+        ids.append([ref.session_id for ref in refs_of(path)])
+    assert ids[0] == ids[1] and ids[0]
+
+
+def test_chat_ids_depend_on_the_path_within_the_project(tmp_path: Path) -> None:
+    """A history file in a subfolder of the repository is another file: other ids."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    top, sub = repo / HISTORY_NAME, repo / "docs" / HISTORY_NAME
+    sub.parent.mkdir()
+    for path in (top, sub):
+        History().start().typed("hello there").write(path)
+    assert refs_of(top)[0].session_id != refs_of(sub)[0].session_id
+
+
+def test_the_id_an_older_reader_gave_is_an_alias(isolated_home: Path) -> None:
+    """The absolute-path id of before is kept as an alias for look-ups."""
+    path = History().start().typed("hello there").write(repo_file(isolated_home))
+    (ref,) = refs_of(path)
+    stamp = find_chats(path.read_bytes())[0].stamp
+    assert ref.aliases == (legacy_session_id(path, stamp, 0),)
+    assert ref.session_id != ref.aliases[0]
 
 
 def test_a_chat_of_commands_only_reads_as_an_empty_conversation(isolated_home: Path) -> None:
@@ -647,17 +708,25 @@ def handed_to_editor(raw: str, text: str) -> bool:
 
 
 @pytest.mark.fixtures
-def test_real_histories_read_and_the_command_only_one_is_empty(
+def test_real_histories_read_and_the_command_only_one_keeps_only_its_questions(
     shared_transcripts: Path,
 ) -> None:
-    """All real chats read; the zen-mcp history (commands and notices only) has no message."""
+    """All real chats read; the zen-mcp history (commands and notices) keeps exactly the
+    questions its ``/copy-context`` lines carry, as the person's messages."""
     chats = real_conversations(shared_transcripts)
     assert {name: len(found) for name, found in chats.items()} == {
         "luvatrix.aider.chat.history.md": 1,
         "supplychain.aider.chat.history.md": 17,
         "zenmcp.aider.chat.history.md": 4,
     }
-    assert all(c.messages == () for c in chats["zenmcp.aider.chat.history.md"])
+    raw = (shared_transcripts / "aider" / "zenmcp.aider.chat.history.md").read_text("utf-8")
+    questions = [
+        line.removeprefix("#### /copy-context ").rstrip()
+        for line in raw.splitlines()
+        if line.startswith("#### /copy-context ")
+    ]
+    zen = [m for c in chats["zenmcp.aider.chat.history.md"] for m in c.messages]
+    assert [m.text for m in zen] == questions and {m.role for m in zen} == {"user"}
     assert sum(len(c.messages) for c in chats["supplychain.aider.chat.history.md"]) > 50
 
 
@@ -688,12 +757,16 @@ def test_real_histories_keep_no_notice_edit_or_reasoning(shared_transcripts: Pat
 
 @pytest.mark.fixtures
 def test_real_typed_prompts_are_kept_and_handoffs_are_not(shared_transcripts: Path) -> None:
-    """Every typed prompt (not a command, answer or editor hand-off) is a user message once."""
+    """Every typed prompt (not a command, answer or editor hand-off) is a user message once;
+    so is every question a ``/copy-context`` carries."""
     for name, chats in real_conversations(shared_transcripts).items():
         raw = (shared_transcripts / "aider" / name).read_text(encoding="utf-8")
         users = [m.text for c in chats for m in c.messages if m.role == "user"]
         expected = []
         for text in raw_inputs(raw):
+            if text.startswith("/copy-context "):
+                expected.append(text.removeprefix("/copy-context ").strip())
+                continue
             if text[:1] in "/!" or "(Y)es/(N)o" in text or handed_to_editor(raw, text):
                 continue
             expected.append(text)

@@ -467,6 +467,35 @@ def test_envelopes_and_markers_are_not_prompts(isolated_home: Path, content: str
     assert texts(read_records(isolated_home, records), "user") == ["prompt number 2"]
 
 
+TASK_NOTIFICATION = (
+    "<task-notification>\n<task-id>b7</task-id>\n<status>completed</status>\n"
+    "<summary>Background command finished</summary>\n</task-notification>\n"
+    "Full transcript available at: /tmp/claude-1000/-w/tasks/b7.output"
+)
+
+
+@pytest.mark.parametrize("shape", ["string", "block"])
+def test_task_notification_and_its_transcript_trailer_are_not_a_prompt(
+    isolated_home: Path, shape: str
+) -> None:
+    """Claude Code 2.1.8x: the block and the ``Full transcript available at`` line both go."""
+    content: Any = TASK_NOTIFICATION if shape == "string" else [text(TASK_NOTIFICATION)]
+    records = [user("x1", content, 1), *a_turn(2)]
+    assert texts(read_records(isolated_home, records), "user") == ["prompt number 2"]
+
+
+def test_a_typed_line_after_a_task_notification_trailer_is_kept(isolated_home: Path) -> None:
+    """Only the trailer line goes: what the person typed after it stays."""
+    records = [user("x1", TASK_NOTIFICATION + "\nnow rerun the tests", 1)]
+    assert texts(read_records(isolated_home, records), "user") == ["now rerun the tests"]
+
+
+def test_a_typed_full_transcript_line_without_a_notification_is_kept(isolated_home: Path) -> None:
+    """The phrase typed by a person, with no notification block before it, is a prompt."""
+    prompt = "Full transcript available at: the wiki, says the README"
+    assert texts(read_records(isolated_home, [user("x1", prompt, 1)]), "user") == [prompt]
+
+
 def test_reminder_appended_to_a_prompt_is_stripped(isolated_home: Path) -> None:
     """A ``<system-reminder>`` (or IDE context) is removed and the typed prompt kept."""
     reminder = "<system-reminder>\nThe user opened file x.py in the IDE.\n</system-reminder>"
@@ -766,9 +795,19 @@ _REMINDER = re.compile(r"<system-reminder>(.*?)</system-reminder>", re.DOTALL)
 _ENVELOPE_START = ("<", "[Request interrupted", "Caveat:", "Operation stopped by hook")
 
 
+#: Records the peers' own tests (SOURCES.md) name as rewound and replaced: not the conversation.
+ABANDONED = {
+    "claudecodelog_dag_compact_after_rewind.jsonl": {"b1u", "b1a"},
+    "claudecodelog_dag_compact_after_rewind_preserved.jsonl": {"b1u", "b1a"},
+    "agenthistory_forked_session.jsonl": {"fu2a-fork", "fa2a-fork", "fu3a-fork", "fa3a-fork"},
+}
+
+
 def _raw_records(path: Path) -> Iterator[dict[str, Any]]:
-    """Every JSON object of a fixture, two objects on one line included (test oracle)."""
+    """Every JSON object of a fixture, two objects on one line included (test oracle),
+    except the records of a branch the person rewound (``ABANDONED``)."""
     decoder = json.JSONDecoder()
+    abandoned = ABANDONED.get(path.name, set())
     for line in path.read_text(encoding="utf-8").splitlines():
         position, line = 0, line.strip()
         while position < len(line):
@@ -776,7 +815,7 @@ def _raw_records(path: Path) -> Iterator[dict[str, Any]]:
                 value, position = decoder.raw_decode(line, position)
             except json.JSONDecodeError:
                 break
-            if isinstance(value, dict):
+            if isinstance(value, dict) and value.get("uuid") not in abandoned:
                 yield value
 
 

@@ -81,15 +81,35 @@ def test_every_layout_module_is_present() -> None:
     assert expected <= set(LAYOUTS)
 
 
+def transcript_files(fixtures: Path) -> list[Path]:
+    """The transcript files of the shared fixtures folder.
+
+    Transcripts live in one folder per tool; the files at the top of the
+    folder describe them (``SOURCES.md``, ``LABELS.json``, whatever is added
+    next) and are never transcripts. Empty files are placeholders.
+    """
+    return [
+        path
+        for path in sorted(fixtures.rglob("*"))
+        if path.is_file() and path.parent != fixtures and path.stat().st_size > 0
+    ]
+
+
+def test_top_level_fixture_files_are_not_transcripts(shared_transcripts: Path) -> None:
+    """The labels and sources files beside the tool folders are excluded by rule."""
+    names = {path.name for path in transcript_files(shared_transcripts)}
+    assert not names & {"SOURCES.md", "LABELS.json"}
+    assert any(name.endswith(".jsonl") for name in names)
+
+
 def test_every_fixture_file_is_laid_out(
     shared_transcripts: Path, laid_out: list[str], isolated_home: Path
 ) -> None:
     """Every transcript file of the shared fixtures lands somewhere under HOME."""
     placed = {digest for digest, _ in snapshot(isolated_home).values()}
-    for path in shared_transcripts.rglob("*"):
-        if path.is_file() and path.name != "SOURCES.md" and path.stat().st_size > 0:
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
-            assert digest in placed, f"{path.relative_to(shared_transcripts)} is not laid out"
+    for path in transcript_files(shared_transcripts):
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        assert digest in placed, f"{path.relative_to(shared_transcripts)} is not laid out"
 
 
 def test_every_fixture_session_is_found_and_read_cleanly(

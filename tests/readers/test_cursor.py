@@ -464,9 +464,84 @@ def test_legacy_chat_tabs_are_sessions(isolated_home: Path) -> None:
     assert conversation.project == "/home/u/proj"
 
 
+def _composer(cid: str, created: int, *texts: str) -> dict[str, Any]:
+    bubbles = [
+        {"type": 1 if n % 2 == 0 else 2, "bubbleId": f"{cid}-{n}", "text": text}
+        for n, text in enumerate(texts)
+    ]
+    return {"composerId": cid, "createdAt": created, "conversation": bubbles}
+
+
+def _tab(tab_id: str, *texts: str) -> dict[str, Any]:
+    bubbles = [
+        {"type": "user" if n % 2 == 0 else "ai", "id": f"{tab_id}-{n}", "text": text}
+        for n, text in enumerate(texts)
+    ]
+    return {"tabId": tab_id, "bubbles": bubbles}
+
+
+def _item_db(home: Path, composers: list[Any], tabs: list[Any]) -> None:
+    _make_db(
+        _workspace(home) / "state.vscdb",
+        {
+            "composer.composerData": {"allComposers": composers},
+            "workbench.panel.aichat.view.aichat.chatdata": {"tabs": tabs},
+        },
+    )
+
+
+def test_identical_composers_are_one_session_under_the_first_created(isolated_home: Path) -> None:
+    """Two composers with the same messages: one session, the other id its alias."""
+    _item_db(
+        isolated_home,
+        [
+            _composer("later", 20, "add a page", "done"),
+            _composer("first", 10, "add a page", "done"),
+        ],
+        [],
+    )
+    refs = _refs(_user_dir(isolated_home))
+    assert list(refs) == ["first"]
+    assert refs["first"].aliases == ("later",)
+
+
+def test_composers_that_only_share_a_prompt_stay_apart(isolated_home: Path) -> None:
+    """A prompt re-run with another answer is another conversation."""
+    _item_db(
+        isolated_home,
+        [_composer("a", 1, "add a page", "done"), _composer("b", 2, "add a page", "which page?")],
+        [],
+    )
+    assert sorted(_refs(_user_dir(isolated_home))) == ["a", "b"]
+
+
+def test_a_chat_tab_repeating_composers_is_not_a_session(isolated_home: Path) -> None:
+    """The legacy chat pane logging the composers' exchanges is not listed again."""
+    _item_db(
+        isolated_home,
+        [_composer("a", 1, "add a page", "done"), _composer("b", 2, "now a menu", "added")],
+        [_tab("pane", "add a page", "done", "now a menu", "added")],
+    )
+    assert sorted(_refs(_user_dir(isolated_home))) == ["a", "b"]
+
+
+def test_a_chat_tab_with_its_own_messages_is_a_session(isolated_home: Path) -> None:
+    """A tab holding anything no composer holds is a conversation of its own."""
+    _item_db(
+        isolated_home,
+        [_composer("a", 1, "add a page", "done")],
+        [_tab("pane", "add a page", "done", "why?", "because")],
+    )
+    assert sorted(_refs(_user_dir(isolated_home))) == ["a", "pane"]
+
+
 def test_composer_marker_changes_only_with_its_own_conversation(isolated_home: Path) -> None:
     """Editing one composer changes its marker; the other composer keeps its marker."""
-    other = {**_OLD_COMPOSER, "composerId": "c-other"}
+    other = {
+        **_OLD_COMPOSER,
+        "composerId": "c-other",
+        "conversation": [{"type": 1, "bubbleId": "o1", "text": "another prompt"}],
+    }
     path = _workspace(isolated_home) / "state.vscdb"
     _make_db(path, {"composer.composerData": {"allComposers": [_OLD_COMPOSER, other]}})
     before = {sid: ref.file_version.marker for sid, ref in _refs(_user_dir(isolated_home)).items()}
@@ -806,7 +881,19 @@ def test_layout_puts_every_real_fixture_where_discovery_finds_it(
     ]
     assert all(isinstance(item, SessionRef) for item in found)
     assert sorted(item.key for item in found) == sorted(expected)
-    assert len(expected) == 1 + 26 + 5
+    # 26 composers of which 5 repeat another's messages, 5 tabs of which 1 repeats composers.
+    assert len(expected) == 1 + 21 + 4
+
+
+@pytest.mark.fixtures
+def test_real_database_lists_each_conversation_once(
+    shared_transcripts: Path, isolated_home: Path
+) -> None:
+    """No two sessions of the real workspace database hold the same messages."""
+    layout_cursor.lay_out(shared_transcripts, isolated_home)
+    refs = [r for r in _discover(_user_dir(isolated_home)) if isinstance(r, SessionRef)]
+    contents = [tuple(_texts(_read(ref))) for ref in refs]
+    assert len(set(contents)) == len(contents) == 25
 
 
 @pytest.mark.fixtures
@@ -857,7 +944,7 @@ def _raw_item(path: Path, key: str) -> Any:
 def test_real_workspace_database_matches_an_independent_oracle(
     shared_transcripts: Path, isolated_home: Path
 ) -> None:
-    """Every non-empty bubble of the real database appears once, in order, with its role."""
+    """Every non-empty bubble of a listed conversation appears once, in order, with its role."""
     layout_cursor.lay_out(shared_transcripts, isolated_home)
     database = layout_cursor.workspace_db(isolated_home)
     (database.parent / "workspace.json").write_text(
@@ -879,7 +966,9 @@ def test_real_workspace_database_matches_an_independent_oracle(
             if b["text"].strip()
         ]
     refs = _refs(_user_dir(isolated_home))
-    assert sorted(refs) == sorted(expected)
+    # One session per conversation: the listed ids are those the layout's own oracle keeps.
+    assert sorted(refs) == sorted(layout_cursor.database_session_ids(database))
+    assert set(refs) <= set(expected)
     for sid, ref in refs.items():
         conversation = _read(ref)
         assert _texts(conversation) == expected[sid], sid

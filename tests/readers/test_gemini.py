@@ -15,11 +15,12 @@ from hypothesis import strategies as st
 
 from readers import READERS, Conversation, SessionRef, Unresolved
 from readers._io import stat_version
-from readers.gemini import READER
+from readers.gemini import READER, recorded_session_id
 from tests.readers.layout_gemini import lay_out
 from tests.readers.oracle import strings_in
 
-SESSION = "2026-01-01T10-00-abcd1234"
+SESSION = "2026-01-01T10-00-abcd1234"  # the file-name id: an alias
+SESSION_ID = "abcd1234-0000-4000-8000-000000000000"  # the CLI's own id, shown and cited
 STAMP = "2026-01-01T10:00:{:02d}.000Z"
 
 
@@ -60,7 +61,7 @@ def tool_call(name: str, args: dict[str, Any], output: str) -> dict[str, Any]:
 
 def header(**extra: Any) -> dict[str, Any]:
     return {
-        "sessionId": "abcd1234-0000-4000-8000-000000000000",
+        "sessionId": SESSION_ID,
         "projectHash": "0" * 64,
         "startTime": STAMP.format(0),
         "lastUpdated": STAMP.format(0),
@@ -293,6 +294,7 @@ def test_injected_blocks_are_stripped_from_user_text(isolated_home: Path) -> Non
         "User has manually exited Plan Mode. Switching to Default.",
         "Plan approved. Switching to Auto Edit.",
         "Please continue.",
+        "System: Please continue.",
         "<hook_context>session started</hook_context>",
         "<session_context>\nThis is the Gemini CLI.\n</session_context>",
     ],
@@ -301,6 +303,23 @@ def test_turns_the_cli_injects_are_dropped(isolated_home: Path, text: str) -> No
     """User turns the CLI writes itself (context, nudges, notices) are not prompts."""
     records = [header(), user("x1", [{"text": text}], 1), user("u1", "real prompt", 2)]
     assert texts(read(write_lines(isolated_home, records))) == [("user", "real prompt")]
+
+
+def test_a_continuation_whose_display_content_is_a_tool_result_is_not_a_prompt(
+    isolated_home: Path,
+) -> None:
+    """``System: Please continue.`` shown as a tool result is machine text."""
+    shown = [{"functionResponse": {"name": "run_shell_command", "response": {"output": "ok"}}}]
+    nudge = user("x1", [{"text": "System: Please continue."}], 1, displayContent=shown)
+    records = [header(), nudge, user("u1", "real prompt", 2)]
+    assert texts(read(write_lines(isolated_home, records))) == [("user", "real prompt")]
+
+
+def test_any_turn_displayed_as_a_tool_result_is_not_a_prompt(isolated_home: Path) -> None:
+    """Whatever its text, a user turn whose display content is a tool result is the CLI's."""
+    shown = [{"functionResponse": {"name": "read_file", "response": {"output": "x"}}}]
+    records = [header(), user("x1", "file contents follow", 1, displayContent=shown)]
+    assert texts(read(write_lines(isolated_home, records))) == []
 
 
 def test_torn_last_line_keeps_the_earlier_messages(isolated_home: Path) -> None:
@@ -393,10 +412,11 @@ def test_wrong_shapes_inside_records_never_raise(isolated_home: Path) -> None:
     assert conversation.project is None
 
 
-def test_messages_that_are_not_a_list_give_an_empty_conversation(isolated_home: Path) -> None:
-    """A valid header with a broken ``messages`` value is a session without messages."""
-    conversation = read(write_document(isolated_home, header() | {"messages": "nope"}))
-    assert conversation.messages == ()
+def test_messages_that_are_not_a_list_are_unresolved(isolated_home: Path) -> None:
+    """A valid header with a broken ``messages`` value is reported, never read as empty."""
+    result = READER.read(ref_of(write_document(isolated_home, header() | {"messages": "nope"})))
+    assert isinstance(result, Unresolved)
+    assert "messages field is a string, not a list" in result.reason
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads files regardless of mode")
@@ -473,14 +493,14 @@ def test_discovery_finds_only_chat_session_files(isolated_home: Path) -> None:
     for path, text in extra.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
-    assert list(keys(isolated_home)) == [f"gemini:{SESSION}"]
+    assert list(keys(isolated_home)) == [f"gemini:{SESSION_ID}"]
 
 
 def test_legacy_file_and_its_jsonl_migration_are_one_session(isolated_home: Path) -> None:
     """Resuming ``X.json`` writes ``X.jsonl`` beside it; discovery keeps the JSONL."""
     write_document(isolated_home, legacy([user("u1", "hi")]))
     jsonl = write_lines(isolated_home, [header(), user("u1", "hi"), user("u2", "more")])
-    assert keys(isolated_home) == {f"gemini:{SESSION}": jsonl}
+    assert keys(isolated_home) == {f"gemini:{SESSION_ID}": jsonl}
 
 
 def test_copied_hash_folder_yields_the_newest_copy(isolated_home: Path) -> None:
@@ -490,7 +510,59 @@ def test_copied_hash_folder_yields_the_newest_copy(isolated_home: Path) -> None:
     for path, when in ((old, 1_700_000_000), (new, 1_700_000_500)):
         path.write_text(json.dumps(legacy([user("u1", "hi")])))
         os.utime(path, (when, when))
-    assert keys(isolated_home) == {f"gemini:{SESSION}": new}
+    assert keys(isolated_home) == {f"gemini:{SESSION_ID}": new}
+
+
+def test_the_session_id_is_the_one_the_cli_recorded(isolated_home: Path) -> None:
+    """The id shown and cited is ``sessionId`` (what ``--resume`` takes), not the file stem."""
+    write_lines(isolated_home, [header(), user("u1", "hi")])
+    (found,) = list(READER.discover(root(isolated_home)))
+    assert isinstance(found, SessionRef)
+    assert (found.session_id, found.aliases) == (SESSION_ID, (SESSION,))
+
+
+def test_a_pretty_printed_legacy_document_gives_its_session_id(isolated_home: Path) -> None:
+    """The legacy JSON document's leading ``sessionId`` is found by a small read."""
+    write_document(isolated_home, legacy([user("u1", "hi")]))
+    (found,) = list(READER.discover(root(isolated_home)))
+    assert found.session_id == SESSION_ID
+
+
+def test_a_file_that_records_no_session_id_keeps_its_file_name_id(isolated_home: Path) -> None:
+    """Without a recorded ``sessionId`` the file stem stays the id."""
+    write_lines(isolated_home, [{"projectHash": "0" * 64}, user("u1", "hi")])
+    (found,) = list(READER.discover(root(isolated_home)))
+    assert (found.session_id, getattr(found, "aliases", ())) == (SESSION, ())
+
+
+def test_recorded_session_id_reads_only_the_first_occurrence() -> None:
+    """A later ``sessionId`` (inside a message) never replaces the header's."""
+    head = b'{"sessionId": "first", "messages": [{"sessionId": "second"}]}'
+    assert recorded_session_id(head) == "first"
+    assert recorded_session_id(b'{"messages": []}') is None
+
+
+def test_an_unreadable_copy_counts_as_the_session_of_its_file_name(isolated_home: Path) -> None:
+    """A copy that cannot be read is not listed beside the readable one of the same name."""
+    write_lines(isolated_home, [header(), user("u1", "hi")])
+    link = chats_dir(isolated_home, "a" * 64) / f"session-{SESSION}.json"
+    link.symlink_to(isolated_home / "gone.json")
+    found = list(READER.discover(root(isolated_home)))
+    assert [(type(item).__name__, item.session_id) for item in found] == [
+        ("SessionRef", SESSION_ID)
+    ]
+
+
+def test_a_session_is_looked_up_by_its_file_name_id_too(isolated_home: Path) -> None:
+    """``sources show gemini:<stem>`` finds the session listed under its ``sessionId``."""
+    from dreamd.catalog import Catalog
+    from dreamd.statedb import open_state
+
+    write_lines(isolated_home, [header(), user("u1", "hi there")])
+    catalog = Catalog(open_state(isolated_home / "state.db"), {"gemini": [root(isolated_home)]})
+    by_stem = catalog.read("gemini", SESSION)
+    assert by_stem.session_id == SESSION_ID
+    assert catalog.read("gemini", SESSION_ID).revision == by_stem.revision
 
 
 def test_dangling_symlink_is_unresolved_at_discovery(isolated_home: Path) -> None:
@@ -499,7 +571,7 @@ def test_dangling_symlink_is_unresolved_at_discovery(isolated_home: Path) -> Non
     link.symlink_to(isolated_home / "gone.json")
     (found,) = list(READER.discover(root(isolated_home)))
     assert isinstance(found, Unresolved)
-    assert found.session_id == SESSION
+    assert found.session_id == SESSION  # nothing can be read: the file-name id
 
 
 def test_missing_root_discovers_nothing(isolated_home: Path) -> None:

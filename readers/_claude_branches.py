@@ -1,0 +1,206 @@
+"""Claude Code rewinds: which records of a transcript lie on abandoned branches.
+
+Every record of the main chain carries a ``uuid`` and the ``parentUuid`` of
+the record it follows. A person who rewinds (double Esc, or editing an
+earlier prompt) and types again starts a second child of an earlier record:
+the old prompt and everything answered to it stay in the file, but are no
+longer the conversation. Other forks are not rewinds: parallel tool calls
+give one assistant record several tool-result children, and progress,
+hook and attachment records hang beside the chain.
+
+The rules, one function each:
+
+- **The leaf** (``latest_leaf``) is the last ``user`` or ``assistant`` record
+  of the main chain in file order: Claude Code appends, so what it wrote
+  last is on the branch the person is on. Progress, system and attachment
+  records after it do not count (they may belong to a tool still running).
+- **The spine** (``spine``) is the walk from the leaf back towards the first
+  record: through every record kind (progress, system, attachment), across
+  a compaction boundary by its ``logicalParentUuid`` (its ``parentUuid`` is
+  null), and where the chain breaks (a parent missing from the file, a
+  second root such as a resumed session's, a loop), on from the record
+  written just before, so that the whole file is walked and no message is
+  lost to a broken link (file order decides there).
+- **A rewind** (``rewound_children``) is a spine record, reached from its
+  child by a real parent link, with two or more children whose branches
+  start with a typed user prompt: every such child but the one the spine
+  came through was abandoned. A branch starts with its first user or
+  assistant record, looked for through progress, system and attachment
+  records (``branch_start``): the old prompt may hang below a turn's system
+  record while the new one hangs from the reply itself. Forks whose branches
+  start with tool results or replies are never pruned, and neither is a
+  fork the spine reached by a jump (the live child is then unknown).
+- **What is dropped** (``abandoned_branches``) is each abandoned child with
+  every record below it, never a spine record.
+
+Pure: records in, a set of uuids out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+__all__ = [
+    "Graph",
+    "Linked",
+    "abandoned_branches",
+    "branch_start",
+    "latest_leaf",
+    "rewound_children",
+    "spine",
+]
+
+_CONVERSATION = frozenset({"user", "assistant"})
+
+
+class Linked(Protocol):
+    """The fields of a transcript record the branch rules read."""
+
+    @property
+    def type(self) -> Any: ...
+    @property
+    def uuid(self) -> Any: ...
+    @property
+    def parent_uuid(self) -> Any: ...
+    @property
+    def logical_parent_uuid(self) -> Any: ...
+    @property
+    def is_sidechain(self) -> Any: ...
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _is_conversation(record: Linked) -> bool:
+    """A user or assistant record (a damaged ``type`` of any other shape is not)."""
+    kind = record.type
+    return isinstance(kind, str) and kind in _CONVERSATION
+
+
+@dataclass(slots=True)
+class Graph:
+    """The main chain's records by uuid, in file order, with their links."""
+
+    records: dict[str, Linked] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)
+    position: dict[str, int] = field(default_factory=dict)
+    children: dict[str, list[str]] = field(default_factory=dict)
+
+    def parent(self, uuid: str) -> str | None:
+        """``parentUuid``; for a compaction boundary (null parent) its ``logicalParentUuid``."""
+        record = self.records[uuid]
+        return _text(record.parent_uuid) or _text(record.logical_parent_uuid)
+
+
+def _graph(records: Iterable[Linked]) -> Graph:
+    """The main chain (no sidechain records), each uuid once (its first record)."""
+    graph = Graph()
+    for record in records:
+        uuid = _text(record.uuid)
+        if uuid is None or record.is_sidechain is True or uuid in graph.records:
+            continue
+        graph.position[uuid] = len(graph.order)
+        graph.records[uuid] = record
+        graph.order.append(uuid)
+    for uuid in graph.order:
+        parent = graph.parent(uuid)
+        if parent is not None and parent in graph.records:
+            graph.children.setdefault(parent, []).append(uuid)
+    return graph
+
+
+def latest_leaf(graph: Graph) -> str | None:
+    """The last user or assistant record of the main chain in file order."""
+    for uuid in reversed(graph.order):
+        if _is_conversation(graph.records[uuid]):
+            return uuid
+    return None
+
+
+def spine(graph: Graph, leaf: str) -> dict[str, str | None]:
+    """Each record walked from ``leaf``, mapped to the child the walk came from by a
+    parent link (None for the leaf and where the walk jumped over a broken link)."""
+    walked: dict[str, str | None] = {}
+    current: str | None = leaf
+    came_from: str | None = None
+    while current is not None:
+        walked[current] = came_from
+        parent = graph.parent(current)
+        if parent is not None and parent in graph.records and parent not in walked:
+            came_from, current = current, parent
+        else:
+            came_from, current = None, _written_before(graph, current, walked)
+    return walked
+
+
+def _written_before(graph: Graph, uuid: str, walked: dict[str, str | None]) -> str | None:
+    """The nearest record before ``uuid`` in file order that the walk has not met."""
+    index = graph.position[uuid] - 1
+    while index >= 0 and graph.order[index] in walked:
+        index -= 1
+    return graph.order[index] if index >= 0 else None
+
+
+def branch_start(graph: Graph, uuid: str) -> Linked | None:
+    """The first user or assistant record of the branch that begins at ``uuid``,
+    found through the progress, system and attachment records above it."""
+    pending = [uuid]
+    seen: set[str] = set()
+    while pending:
+        current = pending.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        record = graph.records[current]
+        if _is_conversation(record):
+            return record
+        pending.extend(reversed(graph.children.get(current, ())))
+    return None
+
+
+def rewound_children(
+    graph: Graph, walked: dict[str, str | None], is_prompt: Callable[[Linked], bool]
+) -> list[str]:
+    """Children abandoned by a rewind: at a spine record reached through a parent
+    link, every child whose branch starts with a typed prompt but the spine's
+    own, when two or more children's branches start with one."""
+    abandoned: list[str] = []
+    for uuid, live in walked.items():
+        children = graph.children.get(uuid, ())
+        if live is None or len(children) < 2:
+            continue
+        prompts = [c for c in children if _starts_with_prompt(graph, c, is_prompt)]
+        if len(prompts) >= 2:
+            abandoned.extend(child for child in prompts if child != live)
+    return abandoned
+
+
+def _starts_with_prompt(graph: Graph, uuid: str, is_prompt: Callable[[Linked], bool]) -> bool:
+    start = branch_start(graph, uuid)
+    return start is not None and is_prompt(start)
+
+
+def _below(graph: Graph, roots: Sequence[str], keep: dict[str, str | None]) -> set[str]:
+    """``roots`` and every record below them, except records in ``keep``."""
+    found: set[str] = set()
+    pending = [root for root in roots if root not in keep]
+    while pending:
+        uuid = pending.pop()
+        if uuid in found:
+            continue
+        found.add(uuid)
+        pending.extend(c for c in graph.children.get(uuid, ()) if c not in keep)
+    return found
+
+
+def abandoned_branches(records: Iterable[Linked], is_prompt: Callable[[Linked], bool]) -> set[str]:
+    """The uuids of every record on a branch the person rewound and replaced."""
+    graph = _graph(records)
+    leaf = latest_leaf(graph)
+    if leaf is None:
+        return set()
+    walked = spine(graph, leaf)
+    return _below(graph, rewound_children(graph, walked, is_prompt), walked)
