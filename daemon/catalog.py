@@ -16,9 +16,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from dreamd.errors import NotFound, SourceError
-from dreamd.inventory import SessionInfo, from_unresolved, summarize
 from dreamd.logs import get_logger
 from dreamd.readers import READERS, Conversation, ProjectRoots, Reader, SessionRef, Unresolved
+from dreamd.sessioninfo import SessionInfo, from_unresolved, summarize
 from dreamd.statedb import CacheKey, StateDB
 
 __all__ = ["Catalog", "Progress", "ScanResult", "discover_all", "read_safely"]

@@ -19,8 +19,8 @@ import msgspec
 
 from dreamd import __version__
 from dreamd.catalog import Catalog
-from dreamd.collect.cursor import selection_view
-from dreamd.collect.cursor_json import import_cursor
+from dreamd.collect.cursordoc import import_cursor
+from dreamd.collect.cursorstate import selection_view
 from dreamd.collect.report import report_text
 from dreamd.config import Settings, load_settings
 from dreamd.dream.report import markdown, to_json

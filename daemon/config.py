@@ -236,7 +236,7 @@ def _check_extractor(config: Config, path: Path | None) -> None:
 def _check_schedules(config: Config, path: Path | None) -> None:
     from zoneinfo import ZoneInfo
 
-    from dreamd.service.schedule import parse_schedule  # APScheduler only when there is one
+    from dreamd.schedule import parse_schedule  # APScheduler only when there is one
 
     for key, expression in (
         ("collect.schedule", config.collect.schedule),

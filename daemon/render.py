@@ -11,9 +11,9 @@ from typing import Any, TextIO
 
 import msgspec
 
-from dreamd.inventory import SessionInfo
 from dreamd.readers import Conversation, isoformat
 from dreamd.selection import Decision, Selection
+from dreamd.sessioninfo import SessionInfo
 
 __all__ = [
     "Progress",

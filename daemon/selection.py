@@ -40,7 +40,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
-from dreamd.inventory import SessionInfo
+from dreamd.sessioninfo import SessionInfo
 
 __all__ = [
     "SELECTABLE",

@@ -42,8 +42,8 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import SQLAlchemyError
 
 from dreamd.errors import Refused, StateError
-from dreamd.inventory import SessionInfo
 from dreamd.readers import FileVersion
+from dreamd.sessioninfo import SessionInfo
 from dreamd.sqlite import tune_for_writers
 
 __all__ = [

@@ -55,7 +55,7 @@ from ._heldfile import (
 )
 from ._item import MemoryItem
 from ._registry import StoreContext, StoreSpec
-from ._sectioned import (
+from .sectioned import (
     Entry,
     entries,
     insert_block,

@@ -30,7 +30,8 @@ from datetime import datetime
 from pathlib import Path
 
 from dreamd.catalog import Catalog
-from dreamd.collect.cursor import (
+from dreamd.collect.cursordoc import export_cursor, import_cursor
+from dreamd.collect.cursorstate import (
     Cursor,
     Intent,
     Window,
@@ -50,15 +51,14 @@ from dreamd.collect.cursor import (
     split_windows,
     window_key,
 )
-from dreamd.collect.cursor_json import export_cursor, import_cursor
 from dreamd.collect.plan import WritePlan, held_items, load_plan, make_plan, plant, save_plan
 from dreamd.collect.signals import StopCollecting, WindowPending
 from dreamd.errors import SourceError
 from dreamd.fs import CrashPoint
-from dreamd.inventory import SessionInfo
 from dreamd.logs import get_logger
 from dreamd.readers import Conversation
 from dreamd.selection import Selection, SelectionPolicy, damage_note, select
+from dreamd.sessioninfo import SessionInfo
 from dreamd.statedb import StateDB
 from dreamd.stores import MemoryItem, Store
 

@@ -25,11 +25,11 @@ from datetime import date
 from pathlib import Path
 
 from dreamd.collect.collector import CollectResult
-from dreamd.collect.cursor import Window as CursorWindow
-from dreamd.collect.extract import Extractor, SessionInfo, run_window
-from dreamd.collect.extract import Window as ExtractWindow
+from dreamd.collect.cursorstate import Window as CursorWindow
 from dreamd.collect.heuristic import HEURISTIC
 from dreamd.collect.llm import LlmExtractor, build_extractor
+from dreamd.collect.pipeline import Extractor, SessionInfo, run_window
+from dreamd.collect.pipeline import Window as ExtractWindow
 from dreamd.collect.signals import TokenBudgetExhausted, WindowPending
 from dreamd.config import Config
 from dreamd.logs import get_logger

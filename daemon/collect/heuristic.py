@@ -42,7 +42,7 @@ from dreamd.collect.choices import (
     rule_preference,
     rule_reference,
 )
-from dreamd.collect.extract import Window, merge_items
+from dreamd.collect.pipeline import Window, merge_items
 from dreamd.collect.rules import (
     CONFIDENCE,
     Hit,

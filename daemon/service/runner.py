@@ -53,8 +53,8 @@ from dreamd.jobs import (
 )
 from dreamd.lock import ProcessLock
 from dreamd.logs import get_logger
+from dreamd.schedule import is_missed, parse_schedule, previous_fire, resumed
 from dreamd.service.notify import Notifier, watchdog_interval
-from dreamd.service.schedule import is_missed, parse_schedule, previous_fire, resumed
 from dreamd.service.watcher import DirtyPaths, TranscriptWatcher
 from dreamd.statedb import StateDB
 

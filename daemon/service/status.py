@@ -13,14 +13,14 @@ from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
-from dreamd.collect.cursor import selection_view
-from dreamd.collect.cursor_json import import_cursor
+from dreamd.collect.cursordoc import import_cursor
+from dreamd.collect.cursorstate import selection_view
 from dreamd.config import Settings
 from dreamd.dream.pending import pending_files
 from dreamd.jobs import live_ids_from_env, selection_policy
 from dreamd.lock import PIPELINE, holder
+from dreamd.schedule import parse_schedule
 from dreamd.selection import SELECTABLE, select
-from dreamd.service.schedule import parse_schedule
 from dreamd.statedb import JobRun, StateDB
 
 __all__ = ["FOLLOW_JOURNAL", "log_location", "status_document", "status_text"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from dreamd.catalog import Catalog
 from dreamd.collect.collector import CollectRequest, collect
-from dreamd.collect.cursor import Window
+from dreamd.collect.cursorstate import Window
 from dreamd.readers import READERS, Conversation
 from dreamd.selection import SelectionPolicy
 from dreamd.statedb import open_state

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from dreamd.collect.cursor import (
+from dreamd.collect.cursordoc import export_cursor, import_cursor
+from dreamd.collect.cursorstate import (
     Cursor,
     Intent,
     begin_window,
@@ -21,7 +22,6 @@ from dreamd.collect.cursor import (
     split_windows,
     window_key,
 )
-from dreamd.collect.cursor_json import export_cursor, import_cursor
 from dreamd.readers import Conversation, FileVersion, Message, SessionRef
 
 KEY = "claude-code:s1"

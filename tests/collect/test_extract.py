@@ -8,7 +8,8 @@ from datetime import date
 
 import pytest
 
-from dreamd.collect.extract import (
+from dreamd.collect.heuristic import HEURISTIC
+from dreamd.collect.pipeline import (
     MIN_CONFIDENCE,
     SessionInfo,
     Window,
@@ -17,7 +18,6 @@ from dreamd.collect.extract import (
     qualify_message_id,
     run_pipeline,
 )
-from dreamd.collect.heuristic import HEURISTIC
 from dreamd.readers import Message
 from dreamd.stores import MemoryItem, Quote
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from dreamd.collect.extract import MIN_CONFIDENCE, SessionInfo, Window, run_pipeline
 from dreamd.collect.heuristic import CONFIDENCE, HEURISTIC, user_prose
+from dreamd.collect.pipeline import MIN_CONFIDENCE, SessionInfo, Window, run_pipeline
 from dreamd.readers import READERS, Conversation, Message, SessionRef
 from dreamd.stores import MemoryItem
 

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from dreamd.collect.cursor import (
+from dreamd.collect.cursordoc import export_cursor, import_cursor, legacy_records, legacy_time
+from dreamd.collect.cursorstate import (
     Cursor,
     LegacyRecord,
     SessionState,
@@ -29,7 +30,6 @@ from dreamd.collect.cursor import (
     observe,
     pending_messages,
 )
-from dreamd.collect.cursor_json import export_cursor, import_cursor, legacy_records, legacy_time
 from dreamd.readers import Conversation, FileVersion, Message, SessionRef
 from tests.collect.test_collect_cli import PROMPTS, SID, collect, inbox, session, sql_keys
 from tests.process import run_dreamd

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from dreamd.inventory import from_unresolved, is_machine_opening, is_substantive_reply, summarize
 from dreamd.readers import Conversation, FileVersion, Message, SessionRef, Unresolved
+from dreamd.sessioninfo import from_unresolved, is_machine_opening, is_substantive_reply, summarize
 
 T0 = datetime(2026, 5, 1, 10, 0, tzinfo=UTC)
 VERSION = FileVersion(1, 2, 300, 1_700_000_000_000_000_000)

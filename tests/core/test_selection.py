@@ -7,7 +7,6 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dreamd.inventory import SessionInfo
 from dreamd.readers import FileVersion
 from dreamd.selection import (
     CursorEntry,
@@ -17,6 +16,7 @@ from dreamd.selection import (
     select,
     trivial_reason,
 )
+from dreamd.sessioninfo import SessionInfo
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 HOUR = timedelta(hours=1)

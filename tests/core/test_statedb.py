@@ -7,9 +7,9 @@ import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
-from dreamd.inventory import SessionInfo
 from dreamd.migrations.runner import head
 from dreamd.readers import FileVersion
+from dreamd.sessioninfo import SessionInfo
 from dreamd.statedb import HEAD_REVISION, create_state_engine, open_state
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)

@@ -19,8 +19,8 @@ from dreamd.dream.gates.sectioned import (
     stale_entries,
 )
 from dreamd.stores import MemoryItem, Quote
-from dreamd.stores._sectioned import entries
 from dreamd.stores.memory_md import MemoryMdStore, Record, parse_records, render_record
+from dreamd.stores.sectioned import entries
 from tests.conftest import SHARED_FIXTURES
 
 NOW = datetime(2026, 12, 1, 3, 30, tzinfo=UTC)

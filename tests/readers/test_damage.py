@@ -25,9 +25,9 @@ from typing import Any
 
 import pytest
 
-from dreamd.inventory import SessionInfo, summarize
 from dreamd.readers import READERS, Conversation, FileVersion, SessionRef, Unresolved
 from dreamd.selection import CursorEntry, damaged_timestamp, select
+from dreamd.sessioninfo import SessionInfo, summarize
 from dreamd.statedb import open_state
 from tests.process import run_dreamd
 from tests.readers.test_valid_text import CODEX_SID, SOURCES, encode

@@ -9,7 +9,7 @@ import pytest
 
 from dreamd.config import parse_config
 from dreamd.errors import ConfigError
-from dreamd.service.schedule import (
+from dreamd.schedule import (
     crontab_weekdays,
     is_missed,
     parse_schedule,

@@ -7,8 +7,8 @@ import socket
 from datetime import UTC, datetime
 from pathlib import Path
 
-from dreamd.collect.cursor import Intent, SessionState
-from dreamd.collect.cursor_json import export_cursor, import_cursor
+from dreamd.collect.cursordoc import export_cursor, import_cursor
+from dreamd.collect.cursorstate import Intent, SessionState
 from dreamd.statedb import open_state
 from tests.collect.test_collect_cli import PROMPTS, data, session
 from tests.process import run_dreamd

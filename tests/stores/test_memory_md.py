@@ -9,20 +9,20 @@ from pathlib import Path
 import pytest
 
 from dreamd.errors import StoreError
-from dreamd.stores._sectioned import (
-    SEED_SECTIONS,
-    entries,
-    insert_block,
-    parse_tail,
-    split_lines,
-    with_sources,
-)
 from dreamd.stores.memory_md import (
     MemoryMdStore,
     entry_text,
     parse_records,
     section_for,
     session_tag,
+)
+from dreamd.stores.sectioned import (
+    SEED_SECTIONS,
+    entries,
+    insert_block,
+    parse_tail,
+    split_lines,
+    with_sources,
 )
 from tests.conftest import SHARED_FIXTURES
 from tests.stores.factories import rich_item, sample_item

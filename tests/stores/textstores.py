@@ -12,7 +12,6 @@ from pathlib import Path
 from dreamd.dream.gates.graph import dream_graph
 from dreamd.dream.gates.sectioned import dream_memory_md
 from dreamd.stores import MemoryItem, Receipt
-from dreamd.stores._sectioned import entries, insert_block, replace_lines
 from dreamd.stores.graph_jsonl import (
     GraphStore,
     join_lines,
@@ -29,6 +28,7 @@ from dreamd.stores.memory_md import (
     render_record,
     section_for,
 )
+from dreamd.stores.sectioned import entries, insert_block, replace_lines
 
 #: The day the harnesses' gate runs on (the sample items are collected on 2026-11-30).
 GATE_NOW = datetime(2026, 12, 1, 3, 30, tzinfo=UTC)

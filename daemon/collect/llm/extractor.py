@@ -30,7 +30,6 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from dreamd.collect.extract import Window
 from dreamd.collect.llm import prompting, records
 from dreamd.collect.llm.backend import Backend, Request, server_text
 from dreamd.collect.llm.records import Citable, KnownPerson
@@ -46,6 +45,7 @@ from dreamd.collect.llm.schema import (
     TopicsUpdateAnswer,
     decode_answer,
 )
+from dreamd.collect.pipeline import Window
 from dreamd.collect.signals import WindowPending
 from dreamd.logs import get_logger
 from dreamd.stores import MemoryItem, Quote

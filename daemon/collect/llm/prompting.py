@@ -23,8 +23,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dreamd import prompts
-from dreamd.collect.extract import Window
 from dreamd.collect.llm.backend import Request
+from dreamd.collect.pipeline import Window
 from dreamd.readers import Message, isoformat
 from dreamd.secrets import redact
 from dreamd.stores import MemoryItem

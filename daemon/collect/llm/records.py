@@ -25,7 +25,6 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from dreamd.collect.extract import Window
 from dreamd.collect.llm.prompting import outbound
 from dreamd.collect.llm.schema import (
     EventFind,
@@ -35,6 +34,7 @@ from dreamd.collect.llm.schema import (
     TopicRecord,
     confidence_of,
 )
+from dreamd.collect.pipeline import Window
 from dreamd.stores import ItemType, MemoryItem, Quote
 
 __all__ = [

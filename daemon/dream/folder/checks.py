@@ -45,7 +45,7 @@ from typing import Literal
 
 from dreamd.dream.folder.manifests import PROJECT_VERSION_KEY, read_manifests
 from dreamd.markdown import fenced_flags
-from dreamd.stores._sectioned import SEED_SECTIONS  # seed 003 phase 4: the five sections
+from dreamd.stores.sectioned import SEED_SECTIONS  # seed 003 phase 4: the five sections
 
 __all__ = [
     "MAX_INDEX_LINES",

@@ -16,7 +16,7 @@ from typing import Any
 
 from dreamd.dream.gates import graph, sectioned, sql
 from dreamd.dream.gates.flow import StoreRun
-from dreamd.stores._heldfile import FileStoreTable, located
+from dreamd.stores import FileStoreTable, located
 from dreamd.stores.registry import GateKind
 
 __all__ = ["GATES", "UNDO", "GateRun"]

@@ -61,15 +61,7 @@ from dreamd.dream.gates.rules import (
 )
 from dreamd.fs import read_if_present
 from dreamd.secrets import contains_secret
-from dreamd.stores._codec import dumps_ascii
-from dreamd.stores._sectioned import (
-    Entry,
-    entries,
-    entry_words_text,
-    insert_block,
-    replace_lines,
-    with_sources,
-)
+from dreamd.stores import dumps_ascii
 from dreamd.stores.memory_md import (
     DEFAULT_SECTION,
     LEDGER_HEADER,
@@ -81,6 +73,14 @@ from dreamd.stores.memory_md import (
     section_for,
     session_tag,
     sidecar_name,
+)
+from dreamd.stores.sectioned import (
+    Entry,
+    entries,
+    entry_words_text,
+    insert_block,
+    replace_lines,
+    with_sources,
 )
 
 __all__ = [

@@ -14,7 +14,7 @@ import re
 from datetime import date
 from typing import Any
 
-from dreamd.collect.extract import SessionInfo, Window
+from dreamd.collect.pipeline import SessionInfo, Window
 from dreamd.readers import Message
 from tests.collect.llm.fakeserver import Action, Answer, Received, empty_answer, messages_in
 

@@ -12,9 +12,9 @@ import os
 
 import pytest
 
-from dreamd.collect.extract import run_window
 from dreamd.collect.llm import LlmExtractor
 from dreamd.collect.llm.openai_backend import OpenAIBackend
+from dreamd.collect.pipeline import run_window
 from tests.collect.llm.answers import window
 
 URL = os.environ.get("DREAMD_TEST_LLM_URL", "")

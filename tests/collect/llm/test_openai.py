@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from dreamd.collect.extract import MIN_CONFIDENCE, run_window
 from dreamd.collect.llm import LlmExtractor
 from dreamd.collect.llm.backend import BackendRefused, RequestRejected
 from dreamd.collect.llm.openai_backend import OpenAIBackend
+from dreamd.collect.pipeline import MIN_CONFIDENCE, run_window
 from dreamd.collect.signals import StopCollecting, WindowPending
 from dreamd.prompts import schema
 from tests.collect.llm.answers import remembering, window

@@ -6,7 +6,6 @@ from dataclasses import replace
 from datetime import date
 
 from dreamd import prompts
-from dreamd.collect.extract import SessionInfo, Window
 from dreamd.collect.llm.prompting import (
     MAX_MESSAGE_CHARS,
     events_request,
@@ -16,6 +15,7 @@ from dreamd.collect.llm.prompting import (
     topics_scan_request,
     topics_update_request,
 )
+from dreamd.collect.pipeline import SessionInfo, Window
 from dreamd.readers import Message
 from dreamd.stores import MemoryItem, Quote
 from tests.collect.llm.answers import SESSION, window

@@ -8,7 +8,6 @@ import msgspec
 import pytest
 
 from dreamd import prompts
-from dreamd.collect.extract import MIN_CONFIDENCE
 from dreamd.collect.llm.schema import (
     ANSWERS,
     FactsAnswer,
@@ -17,6 +16,7 @@ from dreamd.collect.llm.schema import (
     confidence_of,
     decode_answer,
 )
+from dreamd.collect.pipeline import MIN_CONFIDENCE
 
 
 def _inline(node: Any, defs: dict[str, Any]) -> Any:

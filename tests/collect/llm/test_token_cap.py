@@ -13,9 +13,9 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from dreamd.collect.cursor import Window
-from dreamd.collect.extract import Window as ExtractWindow
+from dreamd.collect.cursorstate import Window
 from dreamd.collect.extraction import ExtractionRun, cap_reached
+from dreamd.collect.pipeline import Window as ExtractWindow
 from dreamd.collect.report import report_text
 from dreamd.collect.signals import WindowPending
 from dreamd.stores import MemoryItem

@@ -28,7 +28,7 @@ from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from dreamd.collect.cursor import Cursor, Intent, LegacyRecord, SessionState
+from dreamd.collect.cursorstate import Cursor, Intent, LegacyRecord, SessionState
 
 __all__ = ["V2", "export_cursor", "import_cursor", "legacy_records", "legacy_time"]
 
