@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from dreamd.collect.lexicon import DE_IMPERATIVES, DE_STOP, DEICTIC, EN_STOP, EN_VERBS, wordset
 from dreamd.collect.sentences import (
     CJK,
     MIN_WORDS,
@@ -76,11 +77,6 @@ CONFIDENCE: dict[str, float] = {
 MIN_DONT_WORDS = 4  # "don't add notes" is a one-off; "don't mock the database" may not be
 
 
-def wordset(text: str) -> frozenset[str]:
-    """A word list written as one string, as a set."""
-    return frozenset(text.split())
-
-
 @dataclass(frozen=True, slots=True)
 class Hit:
     """What one rule recognised: the item's category, type and confidence, and where.
@@ -103,35 +99,6 @@ class Hit:
 
 # --- Rules -----------------------------------------------------------------------------------
 
-_EN_VERBS = wordset(
-    """add address adopt align amend annotate answer apply ask assume avoid await back benchmark
-    build bump bundle bypass cache call cast catch cd check chmod cite clean clear clone close
-    comment commit compile confirm consult convert copy create debug declare default define
-    delete deploy describe disable document double downgrade download drop edit emit enable
-    encrypt escape explain export expose extract fetch fix follow force format generate give
-    guard handle hardcode hard hash ignore import include inline install keep label leave lint
-    list load lock log make mark mask measure mention merge migrate mock modify move name
-    normalize notify open override overwrite pass paste patch persist pin ping place plan prefer
-    prefix print profile prompt pull push put quote raise read rebase rebuild redact refactor
-    reference reinstall release reload rely remember remove rename reply report request require
-    reset respond restart retry return reuse review revert rewrite run sanitize save say send set
-    ship show sign silence skip sort speak specify split squash stage start stay stick stop store
-    strip stub submit suggest summarize suppress switch sync tag talk target tell test throw touch
-    translate trust truncate type typecheck uninstall update upgrade upload use validate vendor
-    verify wait wrap write"""
-)
-EN_STOP = wordset(
-    """a all also always an any anything else everything for here in it just like me more much
-    never nothing now of off on once one ones out please so something stuff that the them there
-    these they thing things this those to too up us way with yet you"""
-)
-DEICTIC = re.compile(
-    r"\b(?:this|that|it|these|those|them|here|yet|now|today|for now|right now|this time"
-    r"|anything|everything|something|das|dies|diese[nmrs]?|es|hier|jetzt|noch|gerade|heute"
-    r"|erstmal|vorerst)\b|これ|それ|あれ|この|その|あの|ここ|そこ|今回|いま|まだ|一旦|いったん"
-    r"|とりあえず|しばらく|ちょっと|这|那|它|现在|先|暂时|还|这次|刚才|目前",
-    re.I,
-)
 _EN_CONDITION = re.compile(
     r"^(?:when(?:ever)?|before|after|each time|every time)\b[^,]{2,80},\s*", re.I
 )
@@ -143,24 +110,12 @@ _EN_REQUEST = re.compile(
     re.I,
 )
 _EN_ALWAYS = re.compile(r"^(?:always|never|(?:don'?t|do not) ever)\s+([a-z][a-z-]*)(.*)$", re.I)
-_DE_IMPERATIVES = wordset(
-    """achte aktiviere aktualisiere antworte baue benenne benutze benutzt bestätige checke
-    committe deaktiviere denk denke dokumentiere entferne erstelle exportiere formatiere frag frage
-    führe füge gib halte ignoriere importiere installiere kommentiere lass lasse lies logge lösche
-    mach mache merge nenne nimm nutze nutzt pinne prüfe pushe räume rebase rede rufe schreib
-    schreibe setze sortiere speichere sprich starte stoppe squashe teste update validiere
-    verifiziere vermeide verwende verwendet überprüfe ändere"""
-)
 _DE_ALWAYS = re.compile(
     r"\b(?:immer|stets|grundsätzlich|nie|niemals|keinesfalls)\b(?!\s+(?:noch|wieder|mehr|weniger"
     r"|schon|öfter))",
     re.I,
 )
 _DE_NOT = re.compile(r"\b(?:nicht|kein(?:e|en|em|er|es)?)\b", re.I)
-DE_STOP = wordset(
-    """auch bitte das dem den der des die dies doch du es hier ihr immer jetzt mal man mir nicht
-    nie niemals noch sie so stets wieder wir"""
-)
 _DE_INFINITIVE = re.compile(r"\w+(?:en|ern|eln)$", re.I)
 _JA_ASK = re.compile(
     r"(?:て|で)(?:ください|下さい|ほしい(?:です)?)$|(?:る|う|く|す|つ|ぬ|む|ぶ|ぐ)こと$|ないこと$"
@@ -210,7 +165,7 @@ def rule_always_never(s: Sentence) -> Hit | None:
     """
     at, rest = _en_directive(s.core)
     found = _EN_ALWAYS.match(rest)
-    if found and found.group(1).split("-")[0].lower() in _EN_VERBS:
+    if found and found.group(1).split("-")[0].lower() in EN_VERBS:
         clause = re.split(r"[,;:(]", found.group(2))[0]
         return Hit("always_never", "Rule", "feedback", at) if has_content(clause, EN_STOP) else None
     return _de_always(s.core) or _ja_always(s.core) or _zh_always(s.core)
@@ -220,7 +175,7 @@ def _de_always(core: str) -> Hit | None:
     words = latin_words(core)
     if not words or not _DE_ALWAYS.search(core):
         return None
-    imperative = words[0] in _DE_IMPERATIVES or (
+    imperative = words[0] in DE_IMPERATIVES or (
         len(words) > 1 and words[1] == "sie" and words[0].endswith("en")
     )
     infinitive_style = words[0] in ("immer", "stets", "nie", "niemals") and _DE_INFINITIVE.search(
@@ -284,7 +239,7 @@ def rule_dont(s: Sentence) -> Hit | None:
         then = re.match(r"\s*[,;:]\s*([\w']+)", tail)
         redirect = then is not None and then.group(1).lower() not in _CONTINUATIONS
         if (
-            verb.split("-")[0].lower() not in _EN_VERBS
+            verb.split("-")[0].lower() not in EN_VERBS
             or redirect
             or len(rest[: found.end(2)].split()) < MIN_DONT_WORDS
             or DEICTIC.search(_THIS_REPO.sub(" ", clause))
@@ -303,7 +258,7 @@ def _de_dont(core: str) -> Hit | None:
     infinitive = _DE_INFINITIVE.search(core.rstrip(TRAILING_MARKS))
     if re.match(r"^(?:nicht|kein(?:e|en|em|er|es)?)\b", core, re.I) and infinitive:
         return Hit("dont", "Rule", "feedback")
-    if words[0] in _DE_IMPERATIVES and _DE_NOT.search(" ".join(words[1:3])):
+    if words[0] in DE_IMPERATIVES and _DE_NOT.search(" ".join(words[1:3])):
         return Hit("dont", "Rule", "feedback")
     return None
 
@@ -346,10 +301,10 @@ def _en_directive_ok(rest: str) -> bool:
     _, rest = _en_directive(rest.strip())
     found = re.match(r"^(?:(?:always|never|only|don'?t|do not)\s+)?([a-z][a-z-]*)", rest, re.I)
     verb = found.group(1).split("-")[0].lower() if found else ""
-    if verb in _EN_VERBS:
+    if verb in EN_VERBS:
         return has_content(rest[found.end() :] if found else "", EN_STOP)
     we_you = _EN_WE_YOU.match(rest)
-    if we_you is None or we_you.group(1).split("-")[0].lower() not in _EN_VERBS:
+    if we_you is None or we_you.group(1).split("-")[0].lower() not in EN_VERBS:
         return False
     return has_content(rest[we_you.end() :], EN_STOP)
 
@@ -371,7 +326,7 @@ def rule_from_now_on(s: Sentence) -> Hit | None:
         rest = _DE_FROM_NOW.sub(" ", s.core).strip(" ,")
         words = latin_words(rest)
         starts = bool(words) and (
-            words[0] in _DE_IMPERATIVES
+            words[0] in DE_IMPERATIVES
             or words[0] in ("bitte", "immer", "stets", "nie", "niemals", "nicht", "keine")
             or bool(re.match(r"^\w+en\s+(?:wir|sie)\b", rest, re.I))
             or (words[0] == "wir" and len(words) > 1 and words[1].endswith("en"))

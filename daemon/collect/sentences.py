@@ -37,6 +37,7 @@ __all__ = [
     "PASTE_MIN_LINES",
     "TRAILING_MARKS",
     "Sentence",
+    "clauses",
     "hedged",
     "is_question",
     "sentences",
@@ -76,13 +77,16 @@ _BOX = re.compile(r"[\u2500-\u257f\u2800-\u28ff]")
 _SYMBOLS = frozenset("{}[]()<>;=|\\$#@*&^%~`_/:")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 _BULLET = re.compile(r"^\s*(?:[-*•+]|\d+[.)])\s+")
+_CLAUSE_END = re.compile(r"[,;:，；：](?=\s|[^\x00-\x7f])|\s[-–—]\s")
 _QUOTED = re.compile(r"`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”|„[^“”\n]*[“”]|«[^»\n]*»|「[^」\n]*」")
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 FILLERS = re.compile(
-    r"^(?:(?:ok(?:ay)?|so|and|also|but|btw|oh|hey|alright|right|yes|yeah|yep|no|nope|please"
-    r"|pls|plz|again|important|note|nb|reminder|one more thing|rule|und|bitte|übrigens|ja"
-    r"|nein|wichtig|hinweis)\b[\s,:;!.\-–—]*|(?:另外|还有|对了|好的|注意|重要|あと|それと|なお"
-    r"|ちなみに)[：:，,、\s]*)+",
+    r"^(?:(?:ok(?:ay)?|so|and|also|but|btw|oh|hey|alright|right|yes|yeah|yep|please|pls|plz"
+    r"|again|important|note|nb|reminder|one more thing|rule|actually|hmm+|hm|omg|omfg|ugh|argh"
+    r"|und|bitte|übrigens|ja|wichtig|hinweis|vale|bueno|oye|mira|por favor|sí|además"
+    r"|ademas|importante|ojo|nota)\b[\s,:;!.\-–—]*"
+    r"|(?:no|nope|nein|well|wait|dude|man|look|listen|ok so)\s*[,:;!.\-–—]+\s*"
+    r"|(?:另外|还有|对了|好的|注意|重要|嗯|あと|それと|なお|ちなみに)[：:，,、\s]*)+",
     re.I,
 )
 
@@ -157,6 +161,32 @@ def _mask(text: str) -> str:
     return blanked.replace("’", "'")
 
 
+def _sentence(part: str, follow: str = "") -> Sentence:
+    masked = _mask(part)
+    filler = FILLERS.match(masked)
+    return Sentence(part, masked, filler.end() if filler else 0, follow)
+
+
+def clauses(sentence: Sentence) -> list[Sentence]:
+    """The clauses of a run-on sentence, each a verbatim substring of it (issue 11 item 1).
+
+    Users chain instructions with commas and colons ("fix the parser, no
+    mocks in tests"); a rule may read one clause alone. A sentence that ends
+    with a question mark gives no clauses (the question scopes over all of
+    it: "never push to main, right?"); a clause that opens with a question
+    word is dropped by the question guard as any sentence would be.
+    """
+    text = sentence.text
+    if text.rstrip(TRAILING_MARKS).endswith(("?", "？")):
+        return []
+    cuts = [(m.start(), m.end()) for m in _CLAUSE_END.finditer(sentence.masked)]
+    starts = [0, *(end for _, end in cuts)]
+    ends = [*(start for start, _ in cuts), len(text)]
+    parts = (text[start:end].strip() for start, end in zip(starts, ends, strict=True))
+    found = [_sentence(part, sentence.follow) for part in parts if part]
+    return found if len(found) > 1 else []
+
+
 def sentences(prose: str) -> list[Sentence]:
     """Split prose into sentences: per line (lists are typed one item a line), then per stop.
 
@@ -167,13 +197,8 @@ def sentences(prose: str) -> list[Sentence]:
         line = _BULLET.sub("", line)
         parts.extend(part.strip() for part in _SENTENCE_END.split(line))
     parts = [part for part in parts if part]
-    result = []
-    for index, part in enumerate(parts):
-        masked = _mask(part)
-        filler = FILLERS.match(masked)
-        follow = parts[index + 1] if index + 1 < len(parts) else ""
-        result.append(Sentence(part, masked, filler.end() if filler else 0, follow))
-    return result
+    follows = [*parts[1:], ""][: len(parts)]
+    return [_sentence(part, follow) for part, follow in zip(parts, follows, strict=True)]
 
 
 # --- Guards ----------------------------------------------------------------------------------
@@ -201,7 +226,12 @@ _HEDGES = re.compile(
     r"|我觉得|我想",
     re.I,
 )
-_POLITE_REQUEST = re.compile(r"\bi(?:'d| would) like you to\b", re.I)
+#: "I would like", "I'd only want", "ich würde gern", "me gustaría": volition, not a hedge.
+_POLITE_REQUEST = re.compile(
+    r"\b(?:i|we)(?:'d| would)\s+(?:only\s+|rather\s+|really\s+)?(?:like|want|prefer)\b"
+    r"|\b(?:ich|wir)\s+(?:würde|würden)\s+(?:gerne?|lieber|nur)\b|\bme gustaría\b",
+    re.I,
+)
 _BEFORE_TRIGGER = re.compile(
     r"\b(?:if|what if|suppose|supposing|imagine|assuming|in case|hypothetically|wenn|falls"
     r"|angenommen|sofern|you said|you told|you wrote|you mentioned|you promised|he said|she said"
