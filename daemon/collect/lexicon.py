@@ -157,7 +157,8 @@ DEICTIC = re.compile(
     r"\b(?:this|that|it|these|those|them|here|yet|now|today|for now|right now|this time"
     r"|anything|everything|something|das|dies|diese[nmrs]?|es|hier|jetzt|noch|gerade|heute"
     r"|erstmal|vorerst|esto|eso|este|esta|estos|estas|aquí|aqui|ahora|hoy|todavía|todavia"
-    r"|por ahora|esta vez)\b|これ|それ|あれ|この|その|あの|ここ|そこ|今回|いま|まだ|一旦|いったん"
+    r"|por ahora|esta vez)\b|これ|それ|あれ|この|その|あの|ここ|そこ|今回|いま(?![すせしさ])|まだ"
+    r"|一旦|いったん"
     r"|とりあえず|しばらく|ちょっと|这|那|它|现在|先|暂时|还|这次|刚才|目前",
     re.I,
 )

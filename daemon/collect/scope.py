@@ -41,7 +41,10 @@ _DURABLE_SCOPE = re.compile(
 #: Pointers at the moment: time, place and the thing at hand, and one-off scopes.
 _MOMENT = re.compile(
     r"\b(?:now|right now|for now|just now|at the moment|currently|today|tonight|tomorrow|yet"
-    r"|this time|for this|this one|just this once|next|first|afterwards|after that|later|here"
+    r"|this time|for this|this one|just this once|first|afterwards|after that|later|here"
+    r"|next(?=\s*,)|next (?:step|thing|task|part|one)|(?:do|does|is) next"
+    r"|(?:when|once|after)\s+(?:you(?:'re| are)|we(?:'re| are)|it'?s|it is|that'?s|this is)\s+"
+    r"(?:done|finished|ready|through)"
     r"|this|these|those|that one|in (?:this|the) (?:pr|pull request|commit|branch|file|function"
     r"|method|class|step|test|page|component|line|ticket|issue))\b|(?:^|,\s*|\band\s+)then\b"
     r"|\b(?:jetzt|gerade|heute|morgen|hier|diesmal|erstmal|vorerst|zuerst|danach|dann|noch"
@@ -49,7 +52,8 @@ _MOMENT = re.compile(
     r"|\b(?:ahora|ahorita|aquí|aqui|acá|aca|esto|este|esta|estos|estas|eso|hoy|mañana|todavía"
     r"|todavia|aún|luego|después|despues|primero|por ahora|de momento|esta vez|en este pr)\b"
     r"|这|那|它|现在|暂时|这次|刚才|目前|然后|接下来|下一步|先(?!前)"
-    r"|これ|それ|あれ|この|その|あの|ここ|そこ|今回|今(?!後)|いま|まだ|一旦|いったん|とりあえず"
+    r"|^next\b|(?:^|[,;]\s*)(?:now|then)\b"
+    r"|これ|それ|あれ|この|その|あの|ここ|そこ|今回|今(?!後)|いま(?![すせしさ])|まだ|一旦|いったん|とりあえず"
     r"|しばらく|次に|その後|まず",
     re.I,
 )
@@ -64,6 +68,12 @@ _PROGRESS = re.compile(
 )
 
 _BULLET = re.compile(r"^\s*(?:[-*•+]|\d+[.)])\s+(\S+)")
+#: A lead-in that announces rules, not steps: "Some rules:", "Regeln:", "Convenciones:", 规则.
+_RULES_LEAD = re.compile(
+    r"\b(?:rules?|conventions?|guidelines?|principles?|regeln|konventionen|richtlinien|reglas"
+    r"|convenciones|normas|pautas)\b|规则|规范|约定|ルール|規約|方針",
+    re.I,
+)
 
 
 def points_at_moment(text: str) -> bool:
@@ -86,8 +96,12 @@ def is_task_list(prose: str, imperative: frozenset[str]) -> bool:
 
     A list of instructions is the specification of the task at hand (a page to
     build, a plan to follow), not standing rules, even when one bullet says
-    "keep" or "always".
+    "keep" or "always" — unless its lead-in announces rules ("Our conventions:").
     """
-    starts = (_BULLET.match(line) for line in prose.split("\n"))
+    lines = prose.split("\n")
+    lead = next((line for line in lines if line.strip() and not _BULLET.match(line)), "")
+    if _RULES_LEAD.search(lead):
+        return False
+    starts = (_BULLET.match(line) for line in lines)
     verbs = [found.group(1).lower() for found in starts if found]
     return sum(verb in imperative for verb in verbs) >= MIN_TASK_LIST_ITEMS

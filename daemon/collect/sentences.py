@@ -155,10 +155,17 @@ class Sentence:
         return self.text[self.core_at :].strip()
 
 
+#: Markdown emphasis around a word ("only _one_ way", "**never**"): the word counts, not the marks.
+_EMPHASIS = re.compile(r"(?<![\w*_])([*_]{1,2})(?=\w)([^*_\n]{1,40}?)(?<=\w)\1(?![\w*_])")
+
+
 def _mask(text: str) -> str:
-    """Same length as ``text``: quoted spans blanked, curly apostrophes made straight."""
+    """Same length as ``text``: quoted spans blanked, emphasis marks and curly apostrophes plain."""
     blanked = _QUOTED.sub(lambda m: m.group()[0] + "x" * (len(m.group()) - 2) + m.group()[-1], text)
-    return blanked.replace("’", "'")
+    plain = _EMPHASIS.sub(
+        lambda m: " " * len(m.group(1)) + m.group(2) + " " * len(m.group(1)), blanked
+    )
+    return plain.replace("’", "'")
 
 
 def _sentence(part: str, follow: str = "") -> Sentence:

@@ -1,0 +1,160 @@
+"""Bans and roles in the heuristic extractor (seed 002 phase 3 topics scan; issue 11 item 1).
+
+What the user rules out, or the part the assistant is to play: an emphatic
+ban ("No X!"), a joint refusal ("let's not ..."), a ban on a way of working
+("don't guess", "don't overcomplicate") and a role ("act as a senior
+developer"). Each rule is one function ``Sentence -> Hit | None`` with its
+patterns per language (English, German, Spanish, Chinese, Japanese) beside
+it; the shared helpers are in ``dreamd.collect.norms``.
+
+Invariants:
+
+- a ban names a kind of thing or a way of working; "No errors!" and "No
+  problem!" are reports and replies, "don't explain this function" is about
+  the thing at hand;
+- a clause that points at the moment ("let's not do that now") is not a rule;
+- pure functions of the sentence: no clock, no I/O, no randomness.
+"""
+
+# The rules match Japanese, Chinese and typographic punctuation on purpose.
+# ruff: noqa: RUF001, RUF002
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from dreamd.collect.lexicon import (
+    DE_MANNER,
+    EN_MANNER,
+    ES_MANNER,
+    NOT_A_RULE_NOUNS,
+    ROLE,
+    ZH_JA_MANNER,
+    alternation,
+)
+from dreamd.collect.norms import IMPERATIVES, clean, first_match, noun_phrase
+from dreamd.collect.rules import DEICTIC, Hit, latin_words
+from dreamd.collect.scope import points_at_moment
+from dreamd.collect.sentences import Sentence
+
+__all__ = ["BAN_RULES", "rule_lets_not", "rule_manner", "rule_no_exclaim"]
+
+
+# --- "No X!" ----------------------------------------------------------------------------------
+
+_NO_EXCLAIM = re.compile(
+    r"^(?:no(?:\s+more)?|keine?n?|nada de|sin|no más|no mas|cero)\s+([^!！]{2,40}?)\s*[!！]+$", re.I
+)
+_NO_EXCLAIM_CJK = re.compile(
+    r"^(?:不要|禁止|别|不许|不准)(?:再)?(.{2,12}?)[！!]+$|^(.{2,12}?)(?:は|も)?(?:禁止|ダメ|だめ|厳禁)"
+    r"(?:です)?[！!]+$"
+)
+
+
+def rule_no_exclaim(s: Sentence) -> Hit | None:
+    """An emphatic ban: "No X!" as a sentence of its own, with an exclamation mark.
+
+    "No console logs!", "No more emojis!", "Keine Emojis!", "¡Nada de mocks!",
+    禁止硬编码！, 絵文字は禁止！ The exclamation makes it a rule; "No errors!"
+    and "No problem!" are reports and replies (``NOT_A_RULE_NOUNS``).
+    """
+    text = s.masked.strip().lstrip("¡")
+    found = _NO_EXCLAIM.match(text) or _NO_EXCLAIM_CJK.match(text)
+    if found is None:
+        return None
+    what = next(group for group in found.groups() if group)
+    if found.re is _NO_EXCLAIM_CJK:
+        return None if DEICTIC.search(what) else Hit("no_exclaim", "Rule", "feedback")
+    words = latin_words(what)
+    if not noun_phrase(what) or NOT_A_RULE_NOUNS.intersection(words[-1:]):
+        return None
+    return Hit("no_exclaim", "Rule", "feedback")
+
+
+# --- "let's not ..." --------------------------------------------------------------------------
+
+_LETS_NOT = (
+    re.compile(r"^let'?s\s+not\s+([a-z][\w-]*)\s+(.{3,})$", re.I),
+    re.compile(
+        r"^lass(?:t)?\s+uns\s+(.{3,}?)\s+nicht\s+(.{3,})$|^lass(?:t)?\s+uns\s+nicht\s+(.{6,})$",
+        re.I,
+    ),
+    re.compile(
+        r"^(?:mejor\s+)?no\s+(?:dejemos|hagamos|pongamos|usemos|escribamos|agreguemos|añadamos"
+        r"|anadamos|mezclemos|subamos|toquemos|cambiemos|compliquemos)\s+(.{3,})$",
+        re.I,
+    ),
+    re.compile(r"^我们(?:不要|别|不必)(.{4,})$"),
+    re.compile(
+        r"^(.{4,}?)(?:のはやめましょう|はやめましょう|しないようにしましょう|ないようにしましょう)$"
+    ),
+)
+
+
+def rule_lets_not(s: Sentence) -> Hit | None:
+    """A joint refusal of a way of working: "let's not ..." (issue 11 item 1).
+
+    "Let's not leave the docs to the end", "Lass uns die Tests nicht
+    überspringen", "no dejemos las pruebas para el final", 我们不要跳过代码审查,
+    テストを後回しにするのはやめましょう. "Let's not do that now" points at the moment.
+    """
+    found = first_match(s, _LETS_NOT)
+    if found is None or points_at_moment(clean(s.core)) or DEICTIC.search(found.group(0)[-12:]):
+        return None
+    return Hit("lets_not", "Rule", "feedback")
+
+
+# --- "don't guess", "act as a developer" ------------------------------------------------------
+
+_MANNER = (
+    re.compile(
+        rf"^(?:please\s+)?(?:don'?t|do not|never|stop)\s+(?:ever\s+)?(?:{alternation(EN_MANNER)})"
+        r"(?:ing)?\b(?P<rest>.*)$",
+        re.I,
+    ),
+    re.compile(
+        rf"^(?:bitte\s+)?nicht\s+(?:{alternation(DE_MANNER)})\b(?P<rest>.*)$"
+        rf"|^(?:{alternation(DE_MANNER)})\s+(?:bitte\s+)?nicht\b(?P<rest2>.*)$",
+        re.I,
+    ),
+    re.compile(
+        rf"^no\s+(?:me\s+|te\s+|lo\s+|la\s+|nos\s+)?(?:{alternation(ES_MANNER)})\b(?P<rest>.*)$",
+        re.I,
+    ),
+    re.compile(
+        rf"^(?:请)?(?:你)?(?:不要|别|不用)(?:再)?(?:{ZH_JA_MANNER})|(?:{ZH_JA_MANNER})しないで"
+    ),
+    re.compile(rf"^(?:please\s+)?(?:{ROLE})\s*(?:[\w'-]+\s*){{0,4}}$", re.I),
+)
+#: What may follow a banned manner: nothing, a generic object, or the next instruction.
+_MANNER_REST = re.compile(
+    rf"^\s*$|^\s*[,;:–—-]|^\s+(?:things|stuff|anything|everything|so much|too much|me|it)\b"
+    rf"|^\s+(?:{ROLE})|^\s+(?:{alternation(IMPERATIVES)})\b",
+    re.I,
+)
+
+
+def rule_manner(s: Sentence) -> Hit | None:
+    """A ban on a way of working, or a role to take (issue 11 item 1).
+
+    "Don't guess", "don't overcomplicate", "nicht raten", "no me expliques,
+    actúa como desarrollador", 不要瞎猜, 推測しないでください; "act as a senior
+    developer", "actúa como revisor". "Don't explain this function" is about
+    the thing at hand: only nothing, a generic object or a next instruction
+    may follow the verb.
+    """
+    found = first_match(s, _MANNER)
+    if found is None or points_at_moment(clean(s.core)):
+        return None
+    groups = found.groupdict()
+    rest = groups.get("rest") or groups.get("rest2") or ""
+    return Hit("manner", "Rule", "feedback") if _MANNER_REST.match(rest) else None
+
+
+#: The rules of this module in the order the heuristic tries them.
+BAN_RULES: tuple[Callable[[Sentence], Hit | None], ...] = (
+    rule_manner,
+    rule_no_exclaim,
+    rule_lets_not,
+)
