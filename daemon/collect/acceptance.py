@@ -7,7 +7,8 @@ to a numbered list of options ("2. weakest option, let's skip"), and the
 correction that follows an assistant's unasked change ("why did you change
 the colours? keep the ones I gave"). Each rule reads one user message and
 the assistant turn before it, in English, German, Spanish, Chinese and
-Japanese.
+Japanese. A declined design change ("Should we batch the writes?" — "no,
+then it's fine") is a decision too.
 
 Invariants:
 
@@ -51,6 +52,7 @@ __all__ = [
     "reply_findings",
     "rule_accepted",
     "rule_correction",
+    "rule_declined",
     "rule_option_verdicts",
     "rule_rejected",
 ]
@@ -186,6 +188,53 @@ def rule_rejected(reply: Message, turn: Sequence[Message]) -> Reply | None:
     return Reply(hit, f"Rejected: {_said(proposal)}", quotes, why)
 
 
+#: An assistant question that proposes a change of design ("Should we fix this by adding X?").
+_PROPOSES_CHANGE = re.compile(
+    r"\b(?:should|shall)\s+(?:we|i)\s+(?:also\s+)?(?:fix|change|implement|add|introduce|switch"
+    r"|refactor|replace|batch|rewrite|move|split|merge|remove|drop)\b|\bsollen\s+wir\b"
+    r"|\bsoll\s+ich\b.*\b(?:ändern|einbauen|umbauen|hinzufügen|ersetzen)\b"
+    r"|\b¿?(?:deberíamos|deberiamos|quieres que)\b.*\b(?:cambi|implement|agreg|añad|reemplaz)"
+    r"|(?:要不要|是否)(?:改|修改|实现|添加|替换|重构)|(?:変更|実装|追加|修正)しましょうか",
+    re.I,
+)
+#: A refusal that judges the present state good enough: "no, then it's fine", "nein, passt so".
+_DECLINES = re.compile(
+    r"^(?:no|nope|nah|nein|不|いいえ)\b[\s,.!，、]*(?:then\s+|dann\s+|entonces\s+)?(?:it'?s|that'?s"
+    r"|this is|it is|es|das ist|está|esta|那|それで)?\s*(?:good|fine|ok|okay|acceptable|enough|gut"
+    r"|in ordnung|passt|bien|vale|está bien|可以|没问题|大丈夫|いいです|not needed"
+    r"|nicht nötig|no hace falta)\b",
+    re.I,
+)
+
+
+def rule_declined(reply: Message, turn: Sequence[Message]) -> Reply | None:
+    """A declined design change: the current state stays, by the user's judgement (issue 11).
+
+    After an assistant question that proposes a change of design ("Should we
+    fix this by batching the writes?", "Sollen wir ...?", "¿Deberíamos
+    cambiar ...?", 要不要重构…, 変更しましょうか), a reply that refuses it and
+    judges what exists good enough ("no, then it's fine", "nein, passt so",
+    "no, está bien", 不，没问题) decides to keep the current behaviour. An offer
+    to act ("Should I commit?") is not a design change.
+    """
+    first = next(iter(sentences(user_prose(reply.text))), None)
+    question = next(
+        (
+            s.text
+            for m in reversed(turn)
+            for s in reversed(_assistant_sentences(m))
+            if s.text.rstrip().endswith(("?", "？")) and _PROPOSES_CHANGE.search(s.text)
+        ),
+        "",
+    )
+    if first is None or not question or not _DECLINES.match(first.text.strip()):
+        return None
+    source = next(m for m in reversed(turn) if question in m.text)
+    hit = Hit("declined", "Decision", "project")
+    quotes = ((source, _quoted(question)), (reply, first.text))
+    return Reply(hit, f"Declined: {_said(question)}", quotes, first.statement)
+
+
 _VERDICT_NO = re.compile(
     r"(?:let'?s\s+)?(?:skip|drop)(?:\s+(?:it|that|this))?|not needed|not worth it|no|nope"
     r"|weglassen|streichen|brauchen wir nicht|nein|descartar|descártalo|descartalo|sáltalo"
@@ -267,7 +316,7 @@ def reply_findings(messages: Sequence[Message]) -> Iterator[Reply]:
         turn = list(takewhile(lambda m: m.role == "assistant", reversed(before)))[::-1]
         if not turn:
             continue
-        for rule in (rule_correction, rule_accepted, rule_rejected):
+        for rule in (rule_correction, rule_accepted, rule_rejected, rule_declined):
             found = rule(message, turn)
             if found is not None:
                 yield found

@@ -24,7 +24,7 @@ import re
 
 from dreamd.collect.lexicon import alternation
 from dreamd.collect.norms import IMPERATIVES
-from dreamd.collect.rules import DE_STOP, DEICTIC, EN_STOP, Hit, has_content, wordset
+from dreamd.collect.rules import DE_STOP, DEICTIC, EN_STOP, Hit, has_content, latin_words, wordset
 from dreamd.collect.scope import points_at_moment
 from dreamd.collect.sentences import MIN_WORDS, TRAILING_MARKS, Sentence, sized
 from dreamd.stores import ItemType
@@ -47,8 +47,12 @@ _EN_PREFER = re.compile(
 )
 _ONE_OFF_CHOICE = re.compile(
     r"^(?:this|that|it|the (?:first|second|third|last|former|latter|other|new|old|previous|current)"
-    r"\b|#?\d+\b)|\b(?:option|approach|proposal|suggestion|variant|alternative|solution"
-    r"|plan)s?\b|方案|选项|这个|那个|案|方法|オプション",
+    r"\b|#?\d+\b|(?:die|das|den|der) (?:erste|zweite|dritte|letzte|andere|neue|alte)\b"
+    r"|(?:la|el|lo) (?:primera|primero|segunda|segundo|tercera|tercero|última|ultima|último"
+    r"|ultimo|otra|otro|nueva|nuevo|anterior|actual)\b|esto|eso)|\b(?:option|approach|proposal"
+    r"|suggestion|variant|alternative|solution|plan|variante|ansatz|vorschlag|lösung|opción|opcion"
+    r"|propuesta|alternativa|enfoque|solución|solucion)(?:s|en|es|e)?\b|方案|选项|这个|那个|案|方法"
+    r"|オプション",
     re.I,
 )
 _DE_PREFER = re.compile(
@@ -354,10 +358,10 @@ _TEMPORARY = re.compile(
 _LOCATIVE = re.compile(
     r"(?:\b(?:in|at|under|inside|within|from|see|unter|bei|en|desde|ver)|在|位于|见)\s*$", re.I
 )
-_CREATION = re.compile(
-    r"^(?:make|create|write|copy|move|save|put|add|generate|mkdir|touch|erstelle|schreibe|kopiere"
-    r"|verschiebe|speichere|crea|escribe|copia|mueve|guarda)\b",
-    re.I,
+#: Orders about a path (read it, fix it, copy something there) are the task at hand.
+_ORDER_VERBS = IMPERATIVES | wordset(
+    """look inspect examine analyze analyse investigate cat mkdir touch schau analysiere
+    untersuche mira analiza revisa investiga"""
 )
 
 
@@ -369,11 +373,15 @@ def rule_outside_path(s: Sentence, project: str | None) -> Hit | None:
     that the code cannot tell, said with a locative ("in", "at", "under",
     German "unter", Spanish "en", Chinese 在). Temporary and transient places
     (temp folders, screenshots, Downloads, Desktop), paths inside the
-    session's project and orders to put something there ("copy X to
-    ~/backup") are not references.
+    session's project and orders about the path ("copy X to ~/backup",
+    "look at the log in ~/x.log") are not references.
     """
     found = _OUTSIDE_PATH.search(s.text)
-    if found is None or _CREATION.match(s.core):
+    leads = {
+        (latin_words(text) or [""])[0] for text in (s.core, s.masked)
+    }  # "mira" is a filler too
+    orders = leads & _ORDER_VERBS - {"see", "siehe", "ver"}
+    if found is None or orders:
         return None
     path = found.group("path").rstrip(".,;:!?)'\"")
     inside = project is not None and path.startswith(project.rstrip("/") + "/")

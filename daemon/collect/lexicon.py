@@ -47,6 +47,8 @@ __all__ = [
     "NOT_A_RULE_NOUNS",
     "PRODUCT_NOUNS",
     "PROFANITY",
+    "QUALITY_NOUN",
+    "QUALITY_NOUN_CJK",
     "RECOMMENDATION",
     "REFUSAL",
     "ROLE",
@@ -211,6 +213,19 @@ EMPHATIC_CJK = (
     r"(?:非常|很|极其|特别)?(?:重要|关键)|至关重要|是重中之重|是第一位的?|是必须的"
     r"|(?:は|が)(?:とても|非常に|最も|一番)?(?:重要|大事|必須|最優先|不可欠)(?:です|だ)?"
 )
+
+#: Abstract quality nouns, by their suffixes or as common words: what a priority is about
+#: ("performance", "readability", "Sicherheit", "legibilidad", 可读性, 互換性).
+QUALITY_NOUN = (
+    r"(?:ity|ness|ance|ence|ancy|ency|acy|ion|ty|ment|ship|heit|keit|ität|ung|idad|ancia|encia"
+    r"|ción|cion|miento|ura|ez)$|^(?:speed|quality|ux|dx|ui|coverage|latency|uptime|style|design"
+    r"|tempo|geschwindigkeit|qualität|velocidad|calidad|diseño|estilo)$"
+)
+#: The same in Chinese and Japanese: the abstraction suffix 性 or a common quality word.
+_QUALITY_WORDS_CJK = (
+    "性能|速度|质量|品质|品質|安全|稳定|安定|体验|セキュリティ|パフォーマンス|ユーザー体験"
+)
+QUALITY_NOUN_CJK = rf"性$|^(?:{_QUALITY_WORDS_CJK})"
 
 #: Nouns after "no" that make an exclamation a report or a reply, not a prohibition.
 NOT_A_RULE_NOUNS = wordset(

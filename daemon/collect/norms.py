@@ -38,6 +38,8 @@ from dreamd.collect.lexicon import (
     EN_VERBS,
     ES_IMPERATIVES,
     PROFANITY,
+    QUALITY_NOUN,
+    QUALITY_NOUN_CJK,
     wordset,
 )
 from dreamd.collect.rules import DEICTIC, Hit, latin_words
@@ -280,6 +282,8 @@ _EMPHATIC = re.compile(
     re.I,
 )
 _EMPHATIC_ASIAN = re.compile(rf"^(.{{2,12}}?)(?:{EMPHATIC_CJK})$")
+_QUALITY = re.compile(QUALITY_NOUN, re.I)
+_QUALITY_CJK = re.compile(QUALITY_NOUN_CJK)
 #: A standard of completeness: "(it) needs to be fully clean", "muss vollständig getestet sein".
 _STANDARD = re.compile(
     r"^(?:(?:it|everything|all|the\s+[\w-]+(?:\s+[\w-]+)?)\s+)?(?:needs? to|must|has to|have to"
@@ -299,18 +303,24 @@ def rule_emphatic(s: Sentence) -> Hit | None:
     "Sicherheit ist oberste Priorität", "la legibilidad es fundamental",
     性能至关重要, 後方互換性は必須です; a standard of completeness: "(it) needs to
     be fully clean", "muss vollständig getestet sein", "tiene que estar
-    completamente documentado". "This is crucial" points at the moment.
+    completamente documentado". The priority must be an abstract quality
+    (``QUALITY_NOUN``): "the fix is critical" is about the task at hand, and
+    "this is crucial" points at the moment.
     """
     clause = clean(s.core)
     if _STANDARD.match(clause):
         return None if points_at_moment(clause) else Hit("emphatic", "Rule", "feedback")
     found = _EMPHATIC.match(clause)
     if found is not None:
-        return Hit("emphatic", "Rule", "project") if noun_phrase(found.group(1)) else None
+        what = found.group(1)
+        head = (latin_words(what) or [""])[-1]
+        quality = noun_phrase(what) and _QUALITY.search(head)
+        return Hit("emphatic", "Rule", "project") if quality else None
     found = _EMPHATIC_ASIAN.match(clause)
     if found is None or DEICTIC.search(found.group(1)) or points_at_moment(found.group(1)):
         return None
-    return Hit("emphatic", "Rule", "project")
+    quality = _QUALITY_CJK.search(found.group(1).rstrip("はが"))
+    return Hit("emphatic", "Rule", "project") if quality else None
 
 
 # --- "keep X in Y", "keep X short" ------------------------------------------------------------

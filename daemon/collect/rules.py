@@ -101,6 +101,7 @@ CONFIDENCE: dict[str, float] = {
     "correction": 0.7,
     "accepted": 0.65,
     "rejected": 0.65,
+    "declined": 0.6,
     "option_verdict": 0.6,
 }
 

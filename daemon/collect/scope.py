@@ -49,11 +49,11 @@ _MOMENT = re.compile(
     r"|method|class|step|test|page|component|line|ticket|issue))\b|(?:^|,\s*|\band\s+)then\b"
     r"|\b(?:jetzt|gerade|heute|morgen|hier|diesmal|erstmal|vorerst|zuerst|danach|dann|noch"
     r"|dies|diese[nmrs]?|in diesem (?:pr|commit|branch))\b"
-    r"|\b(?:ahora|ahorita|aquí|aqui|acá|aca|esto|este|esta|estos|estas|eso|hoy|mañana|todavía"
+    r"|\b(?:ahora|ahorita|aquí|aqui|acá|aca|esto|este|esta|estos|estas|hoy|mañana|todavía"
     r"|todavia|aún|luego|después|despues|primero|por ahora|de momento|esta vez|en este pr)\b"
-    r"|这|那|它|现在|暂时|这次|刚才|目前|然后|接下来|下一步|先(?!前)"
+    r"|这|那(?!么)|现在|暂时|这次|刚才|目前|然后|接下来|下一步|先(?!前)"
     r"|^next\b|(?:^|[,;]\s*)(?:now|then)\b"
-    r"|これ|それ|あれ|この|その|あの|ここ|そこ|今回|今(?!後)|いま(?![すせしさ])|まだ|一旦|いったん|とりあえず"
+    r"|これ|この|その|あの|ここ|そこ|今回|今(?!後)|いま(?![すせしさ])|まだ|一旦|いったん|とりあえず"
     r"|しばらく|次に|その後|まず",
     re.I,
 )
