@@ -54,7 +54,7 @@ from dreamd.collect.gotchas import rule_gotcha
 from dreamd.collect.items import Finding, merged, reason_split, to_item
 from dreamd.collect.norms import IMPERATIVES, NORM_RULES
 from dreamd.collect.rules import CONFIDENCE, Hit, rule_always_never, rule_dont
-from dreamd.collect.scope import is_progress_request, is_task_list
+from dreamd.collect.scope import is_progress_request, is_specification, is_task_list
 from dreamd.collect.sentences import (
     MAX_SENTENCE_CHARS,
     TRAILING_MARKS,
@@ -149,15 +149,19 @@ def _first_hit(
 def _scan_message(message: Message, project: str | None) -> Iterator[tuple[Sentence, Hit]]:
     """Every sentence (or clause of a run-on sentence) of one user message a rule recognises.
 
-    A progress request plants nothing; in a list of steps (``scope.is_task_list``)
-    only explicitly standing instructions count, not the normative rules.
+    A progress request plants nothing; in a list of steps or a specification
+    (``scope.is_task_list``, ``scope.is_specification``) only explicitly
+    standing instructions count, not the normative rules.
     """
     prose = user_prose(message.text)
     if is_progress_request(prose):
         return
-    steps = is_task_list(prose, IMPERATIVES)
+    found = sentences(prose)
+    steps = is_task_list(prose, IMPERATIVES) or is_specification(
+        [s.core for s in found], IMPERATIVES
+    )
     rules, clause_rules = (STANDING_RULES, ()) if steps else (SENTENCE_RULES, CLAUSE_RULES)
-    for sentence in sentences(prose):
+    for sentence in found:
         fits = len(sentence.text) <= MAX_SENTENCE_CHARS
         hit = _first_hit(sentence, project, rules) if fits else None
         if hit is not None:

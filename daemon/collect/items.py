@@ -132,9 +132,12 @@ def reason_split(statement: str) -> tuple[str, str]:
 _SWEARING = re.compile(rf"\b(?:{'|'.join(sorted(PROFANITY))})\b\s*", re.I)
 
 
+_MARKDOWN_EMPHASIS = re.compile(r"(?<![\w*_])([*_]{1,2})(?=\w)([^*_\n]{1,40}?)(?<=\w)\1(?![\w*_])")
+
+
 def plain(statement: str) -> str:
-    """The statement as the item says it: swear words dropped (the quote keeps them)."""
-    return " ".join(_SWEARING.sub("", statement).split())
+    """The statement as the item says it: no swear words, no emphasis marks (quotes keep them)."""
+    return " ".join(_MARKDOWN_EMPHASIS.sub(r"\2", _SWEARING.sub("", statement)).split())
 
 
 def _body(finding: Finding) -> str:

@@ -18,15 +18,19 @@ Invariants:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 __all__ = [
+    "MIN_SPEC_DIRECTIVES",
     "MIN_TASK_LIST_ITEMS",
     "is_progress_request",
+    "is_specification",
     "is_task_list",
     "points_at_moment",
 ]
 
 MIN_TASK_LIST_ITEMS = 2  # a message with this many imperative bullet lines is a task spec
+MIN_SPEC_DIRECTIVES = 4  # ... and one with this many directive sentences is a specification
 
 #: Scopes that outlast the session: they never make a clause momentary.
 _DURABLE_SCOPE = re.compile(
@@ -44,7 +48,7 @@ _MOMENT = re.compile(
     r"|this time|for this|this one|just this once|first|afterwards|after that|later|here"
     r"|next(?=\s*,)|next (?:step|thing|task|part|one)|(?:do|does|is) next"
     r"|(?:when|once|after)\s+(?:you(?:'re| are)|we(?:'re| are)|it'?s|it is|that'?s|this is)\s+"
-    r"(?:done|finished|ready|through)"
+    r"(?:done|finished|ready|through)|(?:start|begin|starting|beginning)\s+(?:with|by)"
     r"|this|these|those|that one|in (?:this|the) (?:pr|pull request|commit|branch|file|function"
     r"|method|class|step|test|page|component|line|ticket|issue))\b|(?:^|,\s*|\band\s+)then\b"
     r"|\b(?:jetzt|gerade|heute|morgen|hier|diesmal|erstmal|vorerst|zuerst|danach|dann|noch"
@@ -103,5 +107,28 @@ def is_task_list(prose: str, imperative: frozenset[str]) -> bool:
     if _RULES_LEAD.search(lead):
         return False
     starts = (_BULLET.match(line) for line in lines)
-    verbs = [found.group(1).lower() for found in starts if found]
+    verbs = [found.group(1).strip("*_`").lower() for found in starts if found]
     return sum(verb in imperative for verb in verbs) >= MIN_TASK_LIST_ITEMS
+
+
+_DIRECTIVE = re.compile(
+    r"\b(?:must|should|shall|needs? to|has to|have to|muss|müssen|soll|sollen|sollte|debe|deben"
+    r"|tiene que|tienen que)\b|必须|应该|要求|べき|なければ|てください",
+    re.I,
+)
+
+
+def is_specification(texts: Sequence[str], imperative: frozenset[str]) -> bool:
+    """Whether a message specifies a task: ``MIN_SPEC_DIRECTIVES`` directive sentences or more.
+
+    A user who writes out what a feature must do ("The page must show ...
+    Each row should have ... Add a button ...") describes the task at hand;
+    its norms hold for that feature, not for every later session.
+    """
+
+    return sum(_is_directive(text, imperative) for text in texts) >= MIN_SPEC_DIRECTIVES
+
+
+def _is_directive(text: str, imperative: frozenset[str]) -> bool:
+    lead = re.match(r"[\w'-]+", text.lower())
+    return bool(_DIRECTIVE.search(text)) or (lead is not None and lead.group() in imperative)

@@ -83,6 +83,12 @@ class TestBody:
         assert item.body.startswith("npm run build crashes with ENOENT\n**How to apply:** ")
         assert "missing dist folder" in item.body
 
+    def test_emphasis_marks_stay_in_the_quote_but_not_in_the_body(self) -> None:
+        """ "only _one_ place" is said as "only one place"; the quote stays verbatim."""
+        (item,) = topics("There should be only _one_ place that reads the config.")
+        assert item.body == "There should be only one place that reads the config."
+        assert "_one_" in item.quotes[0].text
+
     def test_swear_words_stay_in_the_quote_but_not_in_the_body(self) -> None:
         """The quote is verbatim; the body says the rule without the swearing."""
         (item,) = topics("use fucking UTC timestamps, not local time")

@@ -14,7 +14,12 @@ import pytest
 from dreamd.collect.extract import SessionInfo, Window
 from dreamd.collect.heuristic import HEURISTIC
 from dreamd.collect.norms import IMPERATIVES
-from dreamd.collect.scope import is_progress_request, is_task_list, points_at_moment
+from dreamd.collect.scope import (
+    is_progress_request,
+    is_specification,
+    is_task_list,
+    points_at_moment,
+)
 from dreamd.collect.sentences import clauses, sentences
 from dreamd.readers import Message
 from dreamd.stores import MemoryItem
@@ -73,6 +78,19 @@ class TestMoment:
     def test_progress_requests_are_found(self, text: str) -> None:
         """Requests to go on with the work are progress, not rules."""
         assert is_progress_request(text)
+
+    def test_a_written_out_specification_is_a_task(self) -> None:
+        """Four directive sentences describe the feature at hand; one norm alone does not."""
+        spec = [
+            "The page must show the open orders.",
+            "Each row should have a delete button.",
+            "Add a filter for the status.",
+            "Every price must be shown in euros.",
+        ]
+        assert is_specification(spec, IMPERATIVES)
+        assert not is_specification(spec[-1:], IMPERATIVES)
+        assert topics(" ".join(spec)) == []
+        assert topics(spec[-1]) != []
 
     def test_a_list_of_steps_is_a_task_but_a_list_of_rules_is_not(self) -> None:
         """Imperative bullets specify the task; a lead-in naming rules makes them rules."""
