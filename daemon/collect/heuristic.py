@@ -156,12 +156,12 @@ def _scan_message(message: Message, project: str | None) -> Iterator[tuple[Sente
     prose = user_prose(message.text)
     if is_progress_request(prose):
         return
-    found = sentences(prose)
+    parts = sentences(prose)
     steps = is_task_list(prose, IMPERATIVES) or is_specification(
-        [s.core for s in found], IMPERATIVES
+        [part.core for part in parts], IMPERATIVES
     )
     rules, clause_rules = (STANDING_RULES, ()) if steps else (SENTENCE_RULES, CLAUSE_RULES)
-    for sentence in found:
+    for sentence in parts:
         fits = len(sentence.text) <= MAX_SENTENCE_CHARS
         hit = _first_hit(sentence, project, rules) if fits else None
         if hit is not None:
