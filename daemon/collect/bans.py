@@ -2,10 +2,12 @@
 
 What the user rules out, or the part the assistant is to play: an emphatic
 ban ("No X!"), a joint refusal ("let's not ..."), a ban on a way of working
-("don't guess", "don't overcomplicate") and a role ("act as a senior
-developer"). Each rule is one function ``Sentence -> Hit | None`` with its
-patterns per language (English, German, Spanish, Chinese, Japanese) beside
-it; the shared helpers are in ``dreamd.collect.norms``.
+("don't guess", "don't overcomplicate"), a ban stated as a fact ("force
+pushes are not allowed"), a habit to end ("stop adding emojis"), a role
+("act as a senior developer") and the language to answer in. Each rule is
+one function ``Sentence -> Hit | None`` with its patterns per language
+(English, German, Spanish, Chinese, Japanese) beside it; the shared helpers
+are in ``dreamd.collect.norms``.
 
 Invariants:
 
@@ -33,12 +35,20 @@ from dreamd.collect.lexicon import (
     ZH_JA_MANNER,
     alternation,
 )
-from dreamd.collect.norms import IMPERATIVES, clean, first_match, noun_phrase
+from dreamd.collect.norms import IMPERATIVES, clean, first_match, generic, noun_phrase
 from dreamd.collect.rules import DEICTIC, Hit, latin_words
 from dreamd.collect.scope import points_at_moment
-from dreamd.collect.sentences import Sentence
+from dreamd.collect.sentences import CJK, Sentence
 
-__all__ = ["BAN_RULES", "rule_lets_not", "rule_manner", "rule_no_exclaim"]
+__all__ = [
+    "BAN_RULES",
+    "rule_forbidden",
+    "rule_language",
+    "rule_lets_not",
+    "rule_manner",
+    "rule_no_exclaim",
+    "rule_stop",
+]
 
 
 # --- "No X!" ----------------------------------------------------------------------------------
@@ -152,9 +162,131 @@ def rule_manner(s: Sentence) -> Hit | None:
     return Hit("manner", "Rule", "feedback") if _MANNER_REST.match(rest) else None
 
 
+# --- "X is not allowed" -----------------------------------------------------------------------
+
+_FORBIDDEN = (
+    re.compile(
+        r"^(?P<what>.{3,50}?)\s+(?:is|are)\s+(?:strictly\s+|absolutely\s+)?(?:not allowed|forbidden"
+        r"|prohibited|banned|off[- ]limits|not permitted|not ok|not okay|a no-go)$",
+        re.I,
+    ),
+    re.compile(
+        r"^(?P<what>.{3,50}?)\s+(?:ist|sind)\s+(?:streng\s+)?(?:verboten|nicht erlaubt|tabu"
+        r"|untersagt)$",
+        re.I,
+    ),
+    re.compile(
+        r"^(?P<what>.{3,50}?)\s+(?:está|esta|están|estan)\s+(?:prohibid[oa]s?|vetad[oa]s?)$"
+        r"|^(?P<w2>.{3,50}?)\s+no\s+(?:está|esta|están|estan)\s+permitid[oa]s?$",
+        re.I,
+    ),
+    re.compile(r"^(?:不允许|不准|严禁)(?P<what>.{2,20})$"),
+    re.compile(
+        r"^(?P<what>.{2,20}?)(?:は)(?:禁止されています|使用禁止です|厳禁です|許可されていません)$"
+    ),
+)
+
+
+def rule_forbidden(s: Sentence) -> Hit | None:
+    """A ban stated as a fact of the project: "force pushes are not allowed" (issue 11 item 1).
+
+    "Direct commits to main are forbidden", "Force-Pushes sind verboten", "los
+    force push están prohibidos", 严禁硬编码密钥, 本番DBへの直接接続は禁止されています.
+    What is banned must be a kind of thing; "this is not allowed" complains
+    about the thing at hand.
+    """
+    found = first_match(s, _FORBIDDEN)
+    if found is None:
+        return None
+    what = found.groupdict().get("what") or found.groupdict().get("w2") or ""
+    if CJK.search(what):
+        return None if DEICTIC.search(what) else Hit("forbidden", "Rule", "feedback")
+    return (
+        Hit("forbidden", "Rule", "feedback")
+        if generic(what) and not points_at_moment(what)
+        else None
+    )
+
+
+# --- "answer in German" -------------------------------------------------------------------------
+
+_LANGUAGES = (
+    r"english|german|spanish|french|italian|portuguese|dutch|polish|russian|chinese|japanese"
+    r"|korean|deutsch|englisch|spanisch|französisch|español|espanol|inglés|ingles|alemán|aleman"
+    r"|francés|frances|chino|japonés|japones"
+)
+_LANGUAGE = (
+    re.compile(
+        rf"^(?:please\s+)?(?:always\s+)?(?:answer|reply|respond|write|talk|speak|communicate)"
+        rf"(?:\s+to\s+me)?\s+(?:only\s+)?in\s+(?:{_LANGUAGES})\b",
+        re.I,
+    ),
+    re.compile(
+        rf"^(?:bitte\s+)?(?:antworte|schreibe|schreib|sprich|rede)\s+(?:bitte\s+|immer\s+|mir\s+)*"
+        rf"(?:auf|in)\s+(?:{_LANGUAGES})\b",
+        re.I,
+    ),
+    re.compile(
+        rf"^(?:por favor\s+)?(?:responde|responda|contesta|conteste|escribe|escriba|habla|hable)"
+        rf"\s+(?:siempre\s+|me\s+)*en\s+(?:{_LANGUAGES})\b",
+        re.I,
+    ),
+    re.compile(
+        r"^(?:请)?(?:你)?(?:一直|始终|总是)?用(?:中文|英文|英语|日语|德语)(?:回答|回复|交流|写)"
+    ),
+    re.compile(r"^(?:日本語|英語|中国語|ドイツ語)で(?:答えて|返答して|回答して|書いて|話して)"),
+)
+
+
+def rule_language(s: Sentence) -> Hit | None:
+    """The language the assistant is to answer in: "answer in German" (labelling guide: rule).
+
+    "Please reply in English", "Antworte bitte auf Deutsch", "responde siempre
+    en español", 请用中文回答, 日本語で答えてください. "Write this comment in
+    English" is about the thing at hand.
+    """
+    found = first_match(s, _LANGUAGE)
+    if found is None or points_at_moment(clean(s.core)):
+        return None
+    return Hit("language", "Rule", "feedback")
+
+
+# --- "stop adding X" ----------------------------------------------------------------------------
+
+_STOP = (
+    re.compile(r"^(?:please\s+)?stop\s+(?P<verb>[a-z]+ing)\b(?P<what>.*)$", re.I),
+    re.compile(r"^hör(?:e)?\s+auf,?\s+(?P<what>.{3,60}?)\s+(?:zu\s+\w+|\w+zu\w+)$", re.I),
+    re.compile(r"^(?:por favor\s+)?deja\s+de\s+(?P<verb>\w+(?:ar|er|ir))\b(?P<what>.*)$", re.I),
+    re.compile(r"^(?:请)?(?:你)?(?:别再|不要再)(?P<what>.{2,20}?)了?$"),
+    re.compile(
+        r"^(?P<what>.{2,20}?)(?:するのはやめてください|するのをやめてください|のはやめてください)$"
+    ),
+)
+
+
+def rule_stop(s: Sentence) -> Hit | None:
+    """A habit of the assistant the user wants ended: "stop adding emojis" (issue 11 item 1).
+
+    "Stop adding comments to every line", "hör auf, überall Kommentare
+    einzufügen", "deja de añadir comentarios obvios", 别再加表情了,
+    絵文字を付けるのはやめてください. "Stop doing that" and "stop the server"
+    (no habit, or one order) plant nothing.
+    """
+    found = first_match(s, _STOP)
+    if found is None:
+        return None
+    what = found.groupdict().get("what") or ""
+    if DEICTIC.search(what) or points_at_moment(what) or not what.strip():
+        return None
+    return Hit("stop", "Rule", "feedback")
+
+
 #: The rules of this module in the order the heuristic tries them.
 BAN_RULES: tuple[Callable[[Sentence], Hit | None], ...] = (
     rule_manner,
     rule_no_exclaim,
     rule_lets_not,
+    rule_forbidden,
+    rule_language,
+    rule_stop,
 )

@@ -1,18 +1,20 @@
-"""The choice and reference rules of the heuristic extractor (seed 002 phase 3 topics scan).
+"""The choice rules of the heuristic extractor (seed 002 phase 3 topics scan; issue 11 item 1).
 
-What the user chooses and points to: a preference ("I prefer ..."), a
-decision with its reason ("we decided ... because ..."), one thing over
-another ("use X instead of Y"), and a reference ("the dashboard is at
-https://..."), each in English, German, Japanese and Chinese. The ``Hit``
-type and the shared lexicon are in ``dreamd.collect.rules``.
+What the user chooses: a preference ("I prefer ...", "I hate long
+functions"), a decision with its reason ("we decided ... because ..."), one
+thing over another ("use X instead of Y"), one design dropped for another
+("we don't need X, we just use Y") and a design the user insists on ("no,
+we want X", "..., that's what I want"), each in English, German, Spanish,
+Japanese and Chinese. The ``Hit`` type is in ``dreamd.collect.rules``;
+references are in ``dreamd.collect.references``.
 
 Invariants:
 
 - a rule is a pure function ``Sentence -> Hit | None`` over the masked core;
 - a choice among options on the table ("the second approach", "this one")
   and a decision without a stated reason are not planted;
-- a reference needs a named kind of resource and where it is; its ``Hit.key``
-  (the target) is the item's identity, so the same link is one item.
+- a liking is about a kind of thing ("I like small commits"), never praise
+  of the thing at hand ("I like the new header").
 """
 
 # The rules match Japanese, Chinese and typographic punctuation on purpose.
@@ -23,19 +25,18 @@ from __future__ import annotations
 import re
 
 from dreamd.collect.lexicon import alternation
-from dreamd.collect.norms import IMPERATIVES
-from dreamd.collect.rules import DE_STOP, DEICTIC, EN_STOP, Hit, has_content, latin_words, wordset
+from dreamd.collect.norms import IMPERATIVES, generic
+from dreamd.collect.rules import DE_STOP, DEICTIC, EN_STOP, Hit, has_content, wordset
 from dreamd.collect.scope import points_at_moment
-from dreamd.collect.sentences import MIN_WORDS, TRAILING_MARKS, Sentence, sized
+from dreamd.collect.sentences import CJK, MIN_WORDS, TRAILING_MARKS, Sentence, sized
 from dreamd.stores import ItemType
 
 __all__ = [
     "rule_decision_because",
     "rule_instead_of",
+    "rule_like",
     "rule_need_instead",
-    "rule_outside_path",
     "rule_preference",
-    "rule_reference",
     "rule_want",
 ]
 
@@ -204,48 +205,43 @@ def rule_instead_of(s: Sentence) -> Hit | None:
     return Hit("instead_of", "Decision", "project", found.start())
 
 
-_LABELS_EN = (
-    r"dashboard|docs|documentation|doc|runbook|playbook|wiki|spec|specification|design doc|tracker"
-    r"|board|grafana|kibana|sentry|confluence|notion|status page|api reference|handbook|guide"
-    r"|style guide|adr|doku|dokumentation|spezifikation|handbuch|anleitung|documentación"
-    r"|documentacion|panel|tablero|guía|guia|manual|especificación|especificacion"
-)
-_TARGET = (
-    r"(https?://[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+|(?:~?/|\./|[\w.-]+/)[\w./-]+|[\w./-]+\.md)"
-)
-_REFERENCE = (
+_LIKE = (
     re.compile(
-        rf"^(?:[\w-]+\s+){{0,3}}?(?:{_LABELS_EN})s?\b[^.?!]{{0,40}}?\s(?:is|are|lives?|sits?"
-        rf"|can be found|are kept|is kept|is hosted|ist|liegt|liegen|sind|findest du|findet man"
-        rf"|gibt es|steht|está|esta|están|estan|vive|se encuentra)\s+(?:at|in|on|under|here|unter"
-        rf"|bei|auf|hier|en)?\s*:?\s*{_TARGET}",
+        r"^i\s+(?:really\s+|do\s+)?(?:like|love|hate|dislike|can'?t stand|don'?t like|do not like)"
+        r"\s+(?P<what>.{3,60})$",
         re.I,
     ),
-    re.compile(rf"^(?:[\w-]+\s+){{0,3}}?(?:{_LABELS_EN})s?\s*:\s*{_TARGET}", re.I),
-    re.compile(rf"^see\s+{_TARGET}\s+for\s+\S.*$|^for\s+[^,]{{3,60}},?\s+see\s+{_TARGET}", re.I),
+    re.compile(r"^ich\s+(?:mag|liebe|hasse)\s+(?:keine?n?\s+)?(?P<what>.{3,60})$", re.I),
     re.compile(
-        rf"(?:ダッシュボード|ドキュメント|資料|仕様書|手順書|ランブック|ウィキ|設計書|仪表盘|仪表板|文档"
-        rf"|看板|手册|说明文档|监控面板|wiki)(?:は|：|:|在|是|地址是|位于)\s*{_TARGET}",
+        r"^(?:no\s+)?me\s+(?:gusta|gustan|encanta|encantan)\s+(?P<what>.{3,60})$|^odio\s+(?P<w2>.{3,60})$",
         re.I,
     ),
+    re.compile(r"^我(?:很|非常|特别)?(?:不喜欢|讨厌|喜欢)(?P<what>.{2,30})$"),
+    re.compile(r"^(?:私は|僕は)?(?P<what>.{2,30}?)(?:が|は)(?:嫌いです|苦手です|大嫌いです)$"),
 )
 
 
-def rule_reference(s: Sentence) -> Hit | None:
-    """Seed 002 phase 3 topics scan: a reference the user points to.
+def rule_like(s: Sentence) -> Hit | None:
+    """A taste the user states about a kind of thing: "I hate long functions" (issue 11 item 1).
 
-    A named kind of resource and where it is: "the dashboard is at https://...",
-    "docs: docs/architecture.md", "see https://... for the API", German "die
-    Doku liegt unter ...", Japanese ダッシュボードは https://..., Chinese 文档在
-    https://.... A bare link with no such name is not a reference.
+    "I like small commits", "I don't like magic numbers", "ich mag keine
+    Abkürzungen", "no me gustan los comentarios obvios", 我不喜欢魔法数字,
+    マジックナンバーは嫌いです. What is liked must be a kind of thing, not the
+    thing at hand ("I like the new header", "I love it", "I like your
+    approach" are praise).
     """
-    for pattern in _REFERENCE:
-        found = pattern.search(s.core)
-        if found:
-            group = next(index for index in range(pattern.groups, 0, -1) if found.group(index))
-            target = found.group(group).rstrip(".,;:!?)'").rstrip("/")
-            return Hit("reference", "Reference", "reference", found.start(group), key=target)
-    return None
+    clause = s.core.rstrip(TRAILING_MARKS)
+    found = next((found for p in _LIKE if (found := p.match(clause))), None)
+    if found is None:
+        return None
+    what = found.groupdict().get("what") or found.groupdict().get("w2") or ""
+    if _ONE_OFF_CHOICE.search(what):
+        return None
+    if CJK.search(what):
+        return None if DEICTIC.search(what) else Hit("like", "Preference", "user")
+    if not generic(what) or DEICTIC.search(what) or points_at_moment(what):
+        return None
+    return Hit("like", "Preference", "user")
 
 
 _NEED_INSTEAD = (
@@ -343,48 +339,3 @@ def rule_want(s: Sentence) -> Hit | None:
     if rest == s.core or re.match(r"(?:you|du|que|你)\b", rest, re.I) or points_at_moment(rest):
         return None
     return Hit("want", "Decision", "project") if sized(rest) else None
-
-
-_OUTSIDE_PATH = re.compile(
-    r"(?:(?<=\s)|^)(?P<path>~/[\w.@+-][\w.@+/-]*|/(?:Users|home)/[\w.@+-]+/[\w.@+/-]+"
-    r"|/etc/[\w.@+/-]+|/opt/[\w.@+/-]+|/usr/local/[\w.@+/-]+|[A-Za-z]:\\Users\\[\w.@+\\-]+)"
-)
-_TEMPORARY = re.compile(
-    r"^(?:/tmp/|/var/folders/|/private/var/)|TemporaryItems|[/\\]Temp[/\\]|/\.cache/|Screenshot"
-    r"|[/\\](?:Downloads|Desktop|Trash|\.Trash)(?:[/\\]|$)",
-    re.I,
-)
-#: Where something is ("in", "at", "under"), not where to put it ("to", "into"), per language.
-_LOCATIVE = re.compile(
-    r"(?:\b(?:in|at|under|inside|within|from|see|unter|bei|en|desde|ver)|在|位于|见)\s*$", re.I
-)
-#: Orders about a path (read it, fix it, copy something there) are the task at hand.
-_ORDER_VERBS = IMPERATIVES | wordset(
-    """look inspect examine analyze analyse investigate cat mkdir touch schau analysiere
-    untersuche mira analiza revisa investiga"""
-)
-
-
-def rule_outside_path(s: Sentence, project: str | None) -> Hit | None:
-    """A place outside the repository the user points to: "the logs are in ~/.app/logs".
-
-    Issue 11 item 1: paths under the home folder or the system (``~/...``,
-    ``/Users/<name>/...``, ``/home/<name>/...``, ``/etc/...``, ``C:\\Users\\...``)
-    that the code cannot tell, said with a locative ("in", "at", "under",
-    German "unter", Spanish "en", Chinese 在). Temporary and transient places
-    (temp folders, screenshots, Downloads, Desktop), paths inside the
-    session's project and orders about the path ("copy X to ~/backup",
-    "look at the log in ~/x.log") are not references.
-    """
-    found = _OUTSIDE_PATH.search(s.text)
-    leads = {
-        (latin_words(text) or [""])[0] for text in (s.core, s.masked)
-    }  # "mira" is a filler too
-    orders = leads & _ORDER_VERBS - {"see", "siehe", "ver"}
-    if found is None or orders:
-        return None
-    path = found.group("path").rstrip(".,;:!?)'\"")
-    inside = project is not None and path.startswith(project.rstrip("/") + "/")
-    if inside or _TEMPORARY.search(path) or not _LOCATIVE.search(s.text[: found.start()]):
-        return None
-    return Hit("outside_path", "Reference", "reference", found.start(), key=path)

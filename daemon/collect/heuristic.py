@@ -23,7 +23,7 @@ Invariants:
 Layout: ``sentences`` prepares text and holds the guards, ``scope`` the
 task-of-the-moment tests, ``lexicon`` the word lists; the sentence rules are
 in ``rules`` (standing instructions), ``norms`` (normative statements),
-``choices`` (choices, designs, references) and ``facts``; ``acceptance``
+``choices`` (choices and designs), ``references`` and ``facts``; ``acceptance``
 holds the rules over replies to the assistant, ``gotchas`` the window rule,
 ``items`` turns findings into items. This module orders the rules and is
 the entry point: ``HeuristicExtractor`` and ``HEURISTIC``.
@@ -42,10 +42,9 @@ from dreamd.collect.bans import BAN_RULES
 from dreamd.collect.choices import (
     rule_decision_because,
     rule_instead_of,
+    rule_like,
     rule_need_instead,
-    rule_outside_path,
     rule_preference,
-    rule_reference,
     rule_want,
 )
 from dreamd.collect.extract import Window
@@ -53,6 +52,7 @@ from dreamd.collect.facts import rule_project_fact, rule_verified_fact
 from dreamd.collect.gotchas import rule_gotcha
 from dreamd.collect.items import Finding, merged, reason_split, to_item
 from dreamd.collect.norms import IMPERATIVES, NORM_RULES
+from dreamd.collect.references import rule_command, rule_outside_path, rule_reference
 from dreamd.collect.rules import CONFIDENCE, Hit, rule_always_never, rule_dont
 from dreamd.collect.scope import is_progress_request, is_specification, is_task_list
 from dreamd.collect.sentences import (
@@ -89,12 +89,14 @@ STANDING_RULES: tuple[Callable[[Sentence], Hit | None], ...] = (
     rule_from_now_on,
     rule_remember,
     rule_preference,
+    rule_like,
     rule_need_instead,
     rule_instead_of,
     rule_always_never,
     rule_must,
     rule_dont,
     rule_reference,
+    rule_command,
 )
 #: Sentence rules in the order they are tried; the first that fires names the item.
 SENTENCE_RULES: tuple[Callable[[Sentence], Hit | None], ...] = (
@@ -116,7 +118,9 @@ CLAUSE_RULES: tuple[Callable[[Sentence], Hit | None], ...] = (
     rule_project_fact,
 )
 #: Rules whose statement may be shorter than ``MIN_WORDS`` ("docs: <url>", "No mocks!").
-SHORT_RULES = frozenset({"reference", "outside_path", "no_exclaim", "manner", "emphatic"})
+SHORT_RULES = frozenset(
+    {"reference", "outside_path", "command", "no_exclaim", "manner", "emphatic", "language"}
+)
 
 _REASON_START = re.compile(
     r"^(?:because|since|otherwise|the reason|that's because|weil|denn|sonst|porque|ya que"

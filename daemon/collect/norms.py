@@ -198,8 +198,10 @@ _SPECIFIC = wordset(
 )
 
 
-#: German feminine singular endings: "die Funktion" is one function, "die Tests" a kind.
+#: German feminine singular endings: "die Funktion" is one function ...
 _DE_FEMININE = re.compile(r"(?:ung|ion|heit|keit|schaft|tät|ei|ik|ur|enz|anz)$")
+#: ... and the endings of German plurals ("die Tests", "die Dateien", "die Ordner").
+_DE_PLURAL = re.compile(r"(?:en|er|n|s)$")
 
 
 def generic(phrase: str) -> bool:
@@ -207,7 +209,9 @@ def generic(phrase: str) -> bool:
     words = latin_words(phrase)
     if not words or words[0] in _SPECIFIC or DEICTIC.match(phrase.strip()):
         return False
-    return not (words[0] == "die" and len(words) > 1 and _DE_FEMININE.search(words[1]))
+    if words[0] != "die" or len(words) < 2 or _DE_FEMININE.search(words[1]):
+        return words[0] != "die"
+    return bool(_DE_PLURAL.search(words[1]))
 
 
 def rule_only(s: Sentence) -> Hit | None:

@@ -95,6 +95,11 @@ CONFIDENCE: dict[str, float] = {
     "need_instead": 0.65,
     "want": 0.6,
     "outside_path": 0.6,
+    "command": 0.6,
+    "like": 0.6,
+    "forbidden": 0.7,
+    "language": 0.75,
+    "stop": 0.6,
     "project_fact": 0.6,
     "verified_fact": 0.65,
     # replies to the assistant (dreamd.collect.acceptance)

@@ -17,13 +17,13 @@ import pytest
 from dreamd.collect.choices import (
     rule_decision_because,
     rule_instead_of,
+    rule_like,
     rule_need_instead,
-    rule_outside_path,
     rule_preference,
-    rule_reference,
     rule_want,
 )
 from dreamd.collect.facts import rule_project_fact, rule_verified_fact
+from dreamd.collect.references import rule_command, rule_outside_path, rule_reference
 from dreamd.collect.rules import Hit, rule_always_never, rule_dont
 from dreamd.collect.sentences import Sentence, sentences
 from dreamd.collect.standing import rule_from_now_on, rule_must, rule_remember
@@ -84,6 +84,18 @@ FIRES: list[tuple[Rule, str, str]] = [
     ),
     (rule_instead_of, "Usa pnpm en lugar de npm.", "Decision"),
     (rule_reference, "La documentación está en https://docs.example.com/api", "Reference"),
+    (rule_like, "I like small commits.", "Preference"),
+    (rule_like, "I don't like magic numbers.", "Preference"),
+    (rule_like, "Ich mag keine Abkürzungen.", "Preference"),
+    (rule_like, "No me gustan los comentarios obvios.", "Preference"),
+    (rule_like, "我不喜欢魔法数字。", "Preference"),
+    (rule_like, "マジックナンバーは嫌いです。", "Preference"),
+    (rule_command, "To reset the local database, run `make db-reset`.", "Reference"),
+    (rule_command, "the command for releases is `npm run ship`", "Reference"),
+    (rule_command, "Um die Doku zu bauen, führe `make docs` aus.", "Reference"),
+    (rule_command, "Para regenerar los tipos, ejecuta `npm run gen`.", "Reference"),
+    (rule_command, "要重建索引，运行`make index`。", "Reference"),
+    (rule_command, "ドキュメントを生成するには`make docs`を実行してください。", "Reference"),
 ]
 
 HOLDS_BACK: list[tuple[Rule, str]] = [
@@ -113,6 +125,16 @@ HOLDS_BACK: list[tuple[Rule, str]] = [
     (rule_remember, "recuerda esto"),
     (rule_must, "eso nunca debe pasar"),
     (rule_preference, "prefiero la segunda opción"),
+    (rule_like, "I like the new header"),
+    (rule_like, "I love it"),
+    (rule_like, "I like your approach"),
+    (rule_like, "I hate when it does that"),
+    (rule_like, "ich mag die Farbe"),
+    (rule_like, "me gusta el nuevo diseño"),
+    (rule_like, "我喜欢这个"),
+    (rule_command, "run `npm test`"),
+    (rule_command, "to fix this test, run `pytest -x`"),
+    (rule_command, "para arreglar esto ahora, ejecuta `make`"),
 ]
 
 
@@ -133,6 +155,11 @@ class TestChoicesAndFacts:
         one = outside(first("the logs are in ~/.myapp/logs."))
         two = outside(first("you find every run in ~/.myapp/logs"))
         assert one is not None and two is not None and one.key == two.key == "~/.myapp/logs"
+
+    def test_a_command_is_keyed_by_its_text(self) -> None:
+        """The command, without its backticks, is the reference's identity."""
+        hit = rule_command(first("To reset the local database, run `make db-reset`."))
+        assert hit is not None and hit.key == "make db-reset"
 
     def test_a_checked_fact_states_the_clause_beside_the_marker(self) -> None:
         """ "X, I just checked the docs" states X, not the marker."""

@@ -15,7 +15,14 @@ from collections.abc import Callable
 
 import pytest
 
-from dreamd.collect.bans import rule_lets_not, rule_manner, rule_no_exclaim
+from dreamd.collect.bans import (
+    rule_forbidden,
+    rule_language,
+    rule_lets_not,
+    rule_manner,
+    rule_no_exclaim,
+    rule_stop,
+)
 from dreamd.collect.norms import (
     generic,
     rule_conditional,
@@ -114,6 +121,24 @@ FIRES: list[tuple[Rule, str]] = [
     (rule_manner, "推測しないでください。"),
     (rule_manner, "act as a senior developer"),
     (rule_manner, "actúa como revisor de código"),
+    # a ban stated as a fact
+    (rule_forbidden, "Direct commits to main are forbidden."),
+    (rule_forbidden, "Force-Pushes sind verboten."),
+    (rule_forbidden, "Los force push están prohibidos."),
+    (rule_forbidden, "严禁硬编码密钥。"),
+    (rule_forbidden, "本番DBへの直接接続は禁止されています。"),
+    # the language to answer in
+    (rule_language, "Please reply in English."),
+    (rule_language, "Antworte bitte auf Deutsch."),
+    (rule_language, "Responde siempre en español."),
+    (rule_language, "请用中文回答。"),
+    (rule_language, "日本語で答えてください。"),
+    # a habit to end
+    (rule_stop, "Stop adding comments to every line."),
+    (rule_stop, "Hör auf, überall Kommentare einzufügen."),
+    (rule_stop, "Deja de añadir comentarios obvios."),
+    (rule_stop, "别再加表情了。"),
+    (rule_stop, "絵文字を付けるのはやめてください。"),
 ]
 
 HOLDS_BACK: list[tuple[Rule, str]] = [
@@ -164,6 +189,17 @@ HOLDS_BACK: list[tuple[Rule, str]] = [
     (rule_manner, "act as a code reviewer and check my PR and then tell me what to fix"),
     (rule_manner, "no me expliques esto ahora"),
     (rule_manner, "这次不要解释"),
+    (rule_forbidden, "this is not allowed"),
+    (rule_forbidden, "the second button is not allowed"),
+    (rule_forbidden, "das ist verboten"),
+    (rule_forbidden, "esto está prohibido"),
+    (rule_language, "write this comment in English"),
+    (rule_language, "answer in English this time"),
+    (rule_language, "antworte jetzt auf Deutsch"),
+    (rule_stop, "stop doing that"),
+    (rule_stop, "stop the server"),
+    (rule_stop, "deja de hacer eso ahora"),
+    (rule_stop, "别再这样了"),
 ]
 
 
