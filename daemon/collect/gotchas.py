@@ -34,7 +34,9 @@ MAX_CONFIRM_WORDS = 15  # a fix confirmation is short
 _FAILURE = re.compile(
     r"\b(?:error|errors|exception|traceback|crash(?:es|ed|ing)?|fail(?:s|ed|ing|ure)?|broken|panic"
     r"|segfault|doesn't work|not working|won't (?:start|build|compile|run)|ENOENT|EACCES"
-    r"|cannot find|can't find|no such file|exit code [1-9]|Fehler|schlägt fehl|fehlgeschlagen"
+    r"|cannot find|can't find|no such file|exit code [1-9]|(?:is|are) not (?:being )?(?:set|shown"
+    r"|displayed|loaded|found|saved|applied|recogni[sz]ed)(?: correctly| properly)?|incorrect"
+    r"|undefined|unable to|timed out|times out|hangs|freezes|Fehler|schlägt fehl|fehlgeschlagen"
     r"|kaputt|stürzt ab|funktioniert nicht|geht nicht|falla|fallan|falló|fallo|no funciona"
     r"|se rompe|se cae|excepción|no compila|no arranca)\b|エラー|失敗|落ち|クラッシュ|動かない"
     r"|動きません|例外|报错|错误|失败|崩溃|异常|挂了|跑不起来",
@@ -52,7 +54,9 @@ _FIX = re.compile(
 _CONFIRMED = re.compile(
     r"\b(?:(?:that|this|it)\s+(?:fixed|solved|did)\s+(?:it|the trick)|(?:works|working|runs|passes"
     r"|passing|builds)\s+(?:now|again)|that worked|(?:problem|issue|bug)\s+(?:solved|fixed|gone)"
-    r"|fixed now|it'?s fixed|(?:jetzt|nun)\s+(?:geht|geht's|gehts|funktioniert|läuft|klappt)"
+    r"|fixed now|it'?s fixed|that (?:did|was) it|(?:now )?it works now|now it works"
+    r"|works (?:perfectly|great|fine) now|it'?s working now|(?:jetzt|nun)\s+(?:geht|geht's|gehts"
+    r"|funktioniert|läuft|klappt)"
     r"|(?:geht|funktioniert|läuft|klappt)\s+(?:jetzt|wieder)"
     r"|das hat(?:'s| es)? (?:gelöst|behoben)|ya funciona|ahora funciona|funciona (?:ahora|ya)"
     r"|se arregló|se arreglo|eso lo arregló|eso lo arreglo|(?:ya|ahora) compila)\b"

@@ -282,7 +282,7 @@ RECOMMENDATION = (
 ACCEPT_WORDS = (
     r"yes|yeah|yep|yup|sure|ok|okay|agreed|perfect|great|sounds good|sounds great|lgtm"
     r"|let'?s do (?:it|that|this)|let'?s go with (?:it|that|this)|do it|go ahead|go for it"
-    r"|go with (?:it|that|this|option \w+|\w+)|makes sense|ja|jawohl|gerne|passt|klingt gut"
+    r"|go with (?:it|that|this|option \w+|\d+|[a-c])|makes sense|ja|jawohl|gerne|passt|klingt gut"
     r"|machen wir so|einverstanden|sí|si|vale|dale|de acuerdo|perfecto|hagámoslo|hagamoslo"
     r"|me parece bien|adelante"
 )

@@ -74,6 +74,11 @@ class TestAcceptance:
         (item,) = topics(user("cache?"), assistant(text), user("go with 2"))
         assert item.quotes[0].text == "2. SQLite on disk"
 
+    def test_naming_another_choice_is_not_accepting_the_recommendation(self) -> None:
+        """ "go with Redis" after a recommendation of SQLite does not accept SQLite."""
+        turns = (user("cache?"), assistant(RECOMMENDS["en"]), user("go with Redis"))
+        assert all("SQLite" not in item.body for item in topics(*turns))
+
     @pytest.mark.parametrize("reply", ["yes", "ok do it", "sí", "はい", "好的"])
     def test_agreeing_to_an_offer_to_act_plants_nothing(self, reply: str) -> None:
         """ "Should I run the tests?" is no proposal: a "yes" to it decides nothing durable."""

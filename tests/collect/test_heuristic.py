@@ -392,10 +392,16 @@ class TestGotchas:
             ("构建报错了", "原因是缓存过期，我已经清理了。", "修好了"),
             ("Der Build schlägt fehl", "Die Ursache war ein fehlender Ordner.", "Jetzt geht's"),
             ("npm run build crashes with ENOENT", "I added the missing dist folder.", "works now"),
+            ("el build falla con ENOENT", "El problema era la carpeta dist.", "ya funciona"),
+            (
+                "the avatar is not shown correctly",
+                "The issue was a stale cache key.",
+                "that did it",
+            ),
         ],
     )
     def test_gotchas_in_every_language(self, failure: str, fix: str, confirmation: str) -> None:
-        """Japanese, Chinese, German and English confirmations all count."""
+        """Japanese, Chinese, German, Spanish and English confirmations all count."""
         items = topics(failure, ("assistant", fix), confirmation)
         assert [i.category for i in items] == ["Gotcha"]
 
