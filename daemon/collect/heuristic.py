@@ -22,11 +22,12 @@ Invariants:
 
 Layout: ``sentences`` prepares text and holds the guards, ``scope`` the
 task-of-the-moment tests, ``lexicon`` the word lists; the sentence rules are
-in ``rules`` (standing instructions), ``norms`` (normative statements),
-``choices`` (choices and designs), ``references`` and ``facts``; ``acceptance``
-holds the rules over replies to the assistant, ``gotchas`` the window rule,
-``items`` turns findings into items. This module orders the rules and is
-the entry point: ``HeuristicExtractor`` and ``HEURISTIC``.
+in ``rules`` (the ``Hit`` type, always/never, don't), ``standing`` (from now
+on, remember, must always), ``norms`` (normative statements), ``bans`` (bans
+and roles), ``choices`` (choices and designs), ``references`` and ``facts``;
+``acceptance`` holds the rules over replies to the assistant, ``gotchas`` the
+window rule, ``items`` turns findings into items. This module orders the
+rules and is the entry point: ``HeuristicExtractor`` and ``HEURISTIC``.
 """
 
 # The facts rule matches Japanese and Chinese on purpose.
@@ -136,18 +137,30 @@ def _guarded(sentence: Sentence, hit: Hit) -> bool:
     return long_enough and not hedged(text, 0 if hit.clause else hit.at)
 
 
-def _first_hit(
+def _recognised(
     sentence: Sentence, project: str | None, rules: Sequence[Callable[[Sentence], Hit | None]]
 ) -> Hit | None:
-    """The first of ``rules`` that recognises the sentence and passes the guards."""
+    """The hit of the first of ``rules`` that recognises the sentence, guards not yet applied."""
     if is_question(sentence):
         return None
-    for rule in rules:
-        hit = rule(sentence)
-        if hit is not None:
-            return hit if _guarded(sentence, hit) else None
-    hit = rule_outside_path(sentence, project)
-    return hit if hit is not None and _guarded(sentence, hit) else None
+    found = (hit for rule in rules if (hit := rule(sentence)) is not None)
+    return next(found, None) or rule_outside_path(sentence, project)
+
+
+def _clause_hits(
+    sentence: Sentence, project: str | None, rules: Sequence[Callable[[Sentence], Hit | None]]
+) -> Iterator[tuple[Sentence, Hit]]:
+    """Hits in the clauses of a run-on sentence; a hedged or hypothetical clause ends the scan.
+
+    "if we ever need it, every handler must log" is hypothetical as a whole:
+    the "if" clause scopes over the clauses after it.
+    """
+    for clause in clauses(sentence):
+        if hedged(clause.core, len(clause.core)):
+            return
+        hit = _recognised(clause, project, rules)
+        if hit is not None and _guarded(clause, hit):
+            yield clause, hit
 
 
 def _scan_message(message: Message, project: str | None) -> Iterator[tuple[Sentence, Hit]]:
@@ -167,14 +180,12 @@ def _scan_message(message: Message, project: str | None) -> Iterator[tuple[Sente
     rules, clause_rules = (STANDING_RULES, ()) if steps else (SENTENCE_RULES, CLAUSE_RULES)
     for sentence in parts:
         fits = len(sentence.text) <= MAX_SENTENCE_CHARS
-        hit = _first_hit(sentence, project, rules) if fits else None
-        if hit is not None:
-            yield sentence, hit
-            continue
-        for clause in clauses(sentence) if clause_rules else ():
-            found = _first_hit(clause, project, clause_rules)
-            if found is not None:
-                yield clause, found
+        hit = _recognised(sentence, project, rules) if fits else None
+        if hit is not None:  # recognised as a whole: its guards decide, not its clauses
+            if _guarded(sentence, hit):
+                yield sentence, hit
+        elif clause_rules:
+            yield from _clause_hits(sentence, project, clause_rules)
 
 
 def _statement_finding(message: Message, sentence: Sentence, hit: Hit) -> Finding:

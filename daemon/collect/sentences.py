@@ -3,8 +3,10 @@
 A user message becomes sentences the statement rules can read: ``user_prose``
 keeps only what the user typed (no machine prompts, slash commands, fenced
 code, pasted logs or documents), ``sentences`` splits it per line and per stop
-and masks quoted spans. The guards reject a sentence whatever rule recognised
-it: a question, a hedge, a hypothetical or reported speech, a fragment.
+and masks quoted spans (Markdown emphasis marks become plain), ``clauses``
+splits a run-on sentence at commas, colons and dashes. The guards reject a
+sentence whatever rule recognised it: a question, a hedge (volition such as
+"I would like" is none), a hypothetical or reported speech, a fragment.
 
 Invariants:
 
@@ -229,7 +231,9 @@ _QUESTION_WORDS = re.compile(
 _HEDGES = re.compile(
     r"\b(?:maybe|perhaps|might|could|would|probably|possibly|i guess|i think|i feel like|not sure"
     r"|wondering|vielleicht|eventuell|könnte|könnten|würde|würden|wahrscheinlich|ich glaube"
-    r"|glaube ich)\b|かもしれ|たぶん|多分|でしょう|だろう|と思う|と思います|也许|可能|或许|大概"
+    r"|glaube ich|quizás|quizas|quizá|quiza|tal vez|a lo mejor|probablemente|creo que"
+    r"|me parece que|podría|podria|podríamos|podriamos|no estoy seguro)\b"
+    r"|かもしれ|たぶん|多分|でしょう|だろう|と思う|と思います|也许|可能|或许|大概"
     r"|我觉得|我想",
     re.I,
 )
@@ -242,7 +246,8 @@ _POLITE_REQUEST = re.compile(
 _BEFORE_TRIGGER = re.compile(
     r"\b(?:if|what if|suppose|supposing|imagine|assuming|in case|hypothetically|wenn|falls"
     r"|angenommen|sofern|you said|you told|you wrote|you mentioned|you promised|he said|she said"
-    r"|they said|it says|the docs say|as you said|du hast gesagt|sagtest du)\b|もし|仮に|たとえば"
+    r"|they said|it says|the docs say|as you said|du hast gesagt|sagtest du|si|en caso de que"
+    r"|suponiendo que|supongamos que|imagina que|dijiste|me dijiste|dijo que)\b|もし|仮に|たとえば"
     r"|例えば|如果|假如|要是|假设|万一|比如|って言った|と言った|你说",
     re.I,
 )

@@ -287,6 +287,8 @@ NOT_PLANTED = [
     "もし常にpnpmを使うなら、速くなる。",
     "如果我们总是用pnpm会更快。",
     "Wenn wir immer pnpm nutzen würden, wäre es schneller.",
+    "Quizás deberíamos usar siempre pnpm.",
+    "Si usamos siempre pnpm, será más rápido.",
     # promises and self-descriptions
     "I will always review before merging.",
     "I always forget how this works.",

@@ -137,6 +137,12 @@ class TestThroughTheHeuristic:
         (item,) = topics(text)
         assert item.quotes[0].text == "performance is crucial"
 
+    def test_a_hypothetical_clause_scopes_over_the_clauses_after_it(self) -> None:
+        """ "if we ever need it, every handler must log" is hypothetical as a whole."""
+        assert topics("if we ever need it, every handler must log its caller") == []
+        assert topics("si algún día lo necesitamos, cada handler debe registrar su origen") == []
+        assert topics("ok, every handler must log its caller") != []
+
     def test_clauses_are_verbatim_substrings(self) -> None:
         """Every clause of a sentence can be found in the sentence again."""
         (sentence,) = sentences("Abre el archivo: no uses mocks, usa la base real; gracias")
