@@ -167,7 +167,7 @@ _REASON = re.compile(
 
 
 def rule_rejected(reply: Message, turn: Sequence[Message]) -> Reply | None:
-    """A refusal of the assistant's recommendation, with its reason: a decision against it.
+    """A refusal of the assistant's recommendation, with its reason (issue 11 item 1).
 
     "It's a bad idea, since the whole history would be sent every time",
     "schlechte Idee, weil ...", "mala idea, porque ...", 不行，因为…, よくない、
@@ -246,7 +246,7 @@ _USER_NUMBERED = re.compile(r"^\s*(\d+|[a-c])[.)]\s*(.+)$", re.I)
 
 
 def rule_option_verdicts(reply: Message, turn: Sequence[Message]) -> Iterator[Reply]:
-    """Per-option refusals with a reason, in a numbered reply to a numbered list of options.
+    """Per-option refusals with a reason, replying to a numbered list of options (issue 11).
 
     "2. weakest option and the most work to maintain, let's skip" after the
     assistant listed options 1-4: option 2 is decided against, with that

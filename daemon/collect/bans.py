@@ -63,7 +63,7 @@ _NO_EXCLAIM_CJK = re.compile(
 
 
 def rule_no_exclaim(s: Sentence) -> Hit | None:
-    """An emphatic ban: "No X!" as a sentence of its own, with an exclamation mark.
+    """An emphatic ban: "No X!" as a sentence of its own, exclamation mark and all (issue 11).
 
     "No console logs!", "No more emojis!", "Keine Emojis!", "¡Nada de mocks!",
     禁止硬编码！, 絵文字は禁止！ The exclamation makes it a rule; "No errors!"
@@ -239,7 +239,7 @@ _LANGUAGE = (
 
 
 def rule_language(s: Sentence) -> Hit | None:
-    """The language the assistant is to answer in: "answer in German" (labelling guide: rule).
+    """The language the assistant is to answer in: "answer in German" (issue 11 item 1).
 
     "Please reply in English", "Antworte bitte auf Deutsch", "responde siempre
     en español", 请用中文回答, 日本語で答えてください. "Write this comment in

@@ -274,7 +274,7 @@ _NEGATED_NEED = re.compile(
 
 
 def rule_need_instead(s: Sentence) -> Hit | None:
-    """A decision that drops one design for another: "we don't need X, we just use Y".
+    """A decision dropping one design for another: "we don't need X, we use Y" (issue 11).
 
     "We don't need a queue, we just use a table", "I don't think we need
     suffixes but instead we use one branch", "Wir brauchen keinen Cache,

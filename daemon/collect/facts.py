@@ -57,7 +57,7 @@ _PROJECT = (
 
 
 def rule_project_fact(s: Sentence) -> Hit | None:
-    """What the project is, in the speaker's words: "we are building a <product> for <target>".
+    """What the project is: "we are building a <product> for <target>" (seed 002 facts; issue 11).
 
     "We're building a CLI tool for data engineers", "Wir entwickeln eine
     Web-App für Ärzte", "estamos desarrollando una aplicación para Android",
@@ -76,7 +76,7 @@ _SEPARATORS = " ,;:.—–-，、。"
 
 
 def rule_verified_fact(s: Sentence) -> Hit | None:
-    """A statement the user checked against a source: the fact beside "I just checked the docs".
+    """A fact the user checked against a source: "..., I just checked the docs" (issue 11).
 
     "The hook fires on exit as well, I just checked the docs", "laut Doku
     läuft der Job stündlich", "según la documentación el límite es 100",

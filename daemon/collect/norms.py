@@ -406,7 +406,7 @@ _CONDITIONAL = (
 
 
 def rule_conditional(s: Sentence) -> Hit | None:
-    """A duty tied to a recurring condition: "make sure ... when ...", "whenever X, do Y".
+    """A duty tied to a recurring condition: "make sure ... when ..." (issue 11 item 1).
 
     "Make sure you update the changelog when you add a command", "whenever a
     test fails, show its log", "Stell sicher, dass ... wenn ...",
