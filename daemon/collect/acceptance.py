@@ -169,7 +169,7 @@ _REASON = re.compile(
 def rule_rejected(reply: Message, turn: Sequence[Message]) -> Reply | None:
     """A refusal of the assistant's recommendation, with its reason (issue 11 item 1).
 
-    "It's a bad idea, since the whole history would be sent every time",
+    "It's a bad idea, since one lock would block every reader",
     "schlechte Idee, weil ...", "mala idea, porque ...", 不行，因为…, よくない、
     なぜなら… — after a recommendation or a numbered list of options. A
     refusal without a reason ("no", "bad idea") plants nothing.
@@ -191,7 +191,7 @@ def rule_rejected(reply: Message, turn: Sequence[Message]) -> Reply | None:
 #: An assistant question that proposes a change of design ("Should we fix this by adding X?").
 _PROPOSES_CHANGE = re.compile(
     r"\b(?:should|shall)\s+(?:we|i)\s+(?:also\s+)?(?:fix|change|implement|add|introduce|switch"
-    r"|refactor|replace|batch|rewrite|move|split|merge|remove|drop)\b|\bsollen\s+wir\b"
+    r"|refactor|replace|rewrite|move|split|merge|remove|drop)\b|\bsollen\s+wir\b"
     r"|\bsoll\s+ich\b.*\b(?:ändern|einbauen|umbauen|hinzufügen|ersetzen)\b"
     r"|\b¿?(?:deberíamos|deberiamos|quieres que)\b.*\b(?:cambi|implement|agreg|añad|reemplaz)"
     r"|(?:要不要|是否)(?:改|修改|实现|添加|替换|重构)|(?:変更|実装|追加|修正)しましょうか",
@@ -200,8 +200,8 @@ _PROPOSES_CHANGE = re.compile(
 #: A refusal that judges the present state good enough: "no, then it's fine", "nein, passt so".
 _DECLINES = re.compile(
     r"^(?:no|nope|nah|nein|不|いいえ)\b[\s,.!，、]*(?:then\s+|dann\s+|entonces\s+)?(?:it'?s|that'?s"
-    r"|this is|it is|es|das ist|está|esta|那|それで)?\s*(?:good|fine|ok|okay|acceptable|enough|gut"
-    r"|in ordnung|passt|bien|vale|está bien|可以|没问题|大丈夫|いいです|not needed"
+    r"|this is|it is|es|das ist|das|está|esta|那|それで)?\s*(?:good|fine|ok|okay|acceptable|enough"
+    r"|gut|in ordnung|passt|bien|vale|está bien|可以|没问题|大丈夫|いいです|not needed"
     r"|nicht nötig|no hace falta)\b",
     re.I,
 )
@@ -211,7 +211,7 @@ def rule_declined(reply: Message, turn: Sequence[Message]) -> Reply | None:
     """A declined design change: the current state stays, by the user's judgement (issue 11).
 
     After an assistant question that proposes a change of design ("Should we
-    fix this by batching the writes?", "Sollen wir ...?", "¿Deberíamos
+    add a lock around both caches?", "Sollen wir ...?", "¿Deberíamos
     cambiar ...?", 要不要重构…, 変更しましょうか), a reply that refuses it and
     judges what exists good enough ("no, then it's fine", "nein, passt so",
     "no, está bien", 不，没问题) decides to keep the current behaviour. An offer
@@ -248,7 +248,7 @@ _USER_NUMBERED = re.compile(r"^\s*(\d+|[a-c])[.)]\s*(.+)$", re.I)
 def rule_option_verdicts(reply: Message, turn: Sequence[Message]) -> Iterator[Reply]:
     """Per-option refusals with a reason, replying to a numbered list of options (issue 11).
 
-    "2. weakest option and the most work to maintain, let's skip" after the
+    "2. too slow on a laptop, let's drop it" after the
     assistant listed options 1-4: option 2 is decided against, with that
     reason. German "weglassen", Spanish "descartar", Chinese 跳过/不要,
     Japanese いらない. A bare "2. no" gives no reason and plants nothing.
@@ -289,7 +289,7 @@ _RESTORE = re.compile(
 def rule_correction(reply: Message, turn: Sequence[Message]) -> Reply | None:
     """A correction after an assistant's change: "why did you change X? keep Y" (issue 11).
 
-    The complaint ("why did you change the header colour?", "warum hast du
+    The complaint ("why did you rename the config keys?", "warum hast du
     ... geändert", "¿por qué cambiaste ...?", 你为什么改了…, なぜ…を変えたの)
     followed in the same message by an instruction to keep, restore or leave
     something is a rule about what the assistant must not change. A complaint

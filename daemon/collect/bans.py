@@ -2,7 +2,7 @@
 
 What the user rules out, or the part the assistant is to play: an emphatic
 ban ("No X!"), a joint refusal ("let's not ..."), a ban on a way of working
-("don't guess", "don't overcomplicate"), a ban stated as a fact ("force
+("don't guess", "don't overengineer"), a ban stated as a fact ("force
 pushes are not allowed"), a habit to end ("stop adding emojis"), a role
 ("act as a senior developer") and the language to answer in. Each rule is
 one function ``Sentence -> Hit | None`` with its patterns per language
@@ -65,7 +65,7 @@ _NO_EXCLAIM_CJK = re.compile(
 def rule_no_exclaim(s: Sentence) -> Hit | None:
     """An emphatic ban: "No X!" as a sentence of its own, exclamation mark and all (issue 11).
 
-    "No console logs!", "No more emojis!", "Keine Emojis!", "¡Nada de mocks!",
+    "No print statements!", "No more emojis!", "Keine Emojis!", "¡Nada de mocks!",
     禁止硬编码！, 絵文字は禁止！ The exclamation makes it a rule; "No errors!"
     and "No problem!" are reports and replies (``NOT_A_RULE_NOUNS``).
     """
@@ -148,8 +148,8 @@ _MANNER_REST = re.compile(
 def rule_manner(s: Sentence) -> Hit | None:
     """A ban on a way of working, or a role to take (issue 11 item 1).
 
-    "Don't guess", "don't overcomplicate", "nicht raten", "no me expliques,
-    actúa como desarrollador", 不要瞎猜, 推測しないでください; "act as a senior
+    "Don't guess", "don't overengineer", "nicht raten", "no adivines,
+    pregunta", 不要瞎猜, 推測しないでください; "act as a senior
     developer", "actúa como revisor". "Don't explain this function" is about
     the thing at hand: only nothing, a generic object or a next instruction
     may follow the verb.

@@ -14,7 +14,7 @@ Invariants:
 - a choice among options on the table ("the second approach", "this one")
   and a decision without a stated reason are not planted;
 - a liking is about a kind of thing ("I like small commits"), never praise
-  of the thing at hand ("I like the new header").
+  of the thing at hand ("I like the new logo").
 """
 
 # The rules match Japanese, Chinese and typographic punctuation on purpose.
@@ -227,7 +227,7 @@ def rule_like(s: Sentence) -> Hit | None:
     "I like small commits", "I don't like magic numbers", "ich mag keine
     Abkürzungen", "no me gustan los comentarios obvios", 我不喜欢魔法数字,
     マジックナンバーは嫌いです. What is liked must be a kind of thing, not the
-    thing at hand ("I like the new header", "I love it", "I like your
+    thing at hand ("I like the new logo", "I love it", "I like your
     approach" are praise).
     """
     clause = s.core.rstrip(TRAILING_MARKS)
@@ -277,7 +277,7 @@ def rule_need_instead(s: Sentence) -> Hit | None:
     """A decision dropping one design for another: "we don't need X, we use Y" (issue 11).
 
     "We don't need a queue, we just use a table", "I don't think we need
-    suffixes but instead we use one branch", "Wir brauchen keinen Cache,
+    a broker but instead we use the jobs table", "Wir brauchen keinen Cache,
     sondern nehmen die Datenbank", "no necesitamos Redis, usamos la base de
     datos", 我们不需要缓存，直接用数据库, キャッシュは不要で、DBを使います.
     Both sides must name things, not point at the moment.
@@ -321,8 +321,9 @@ def rule_want(s: Sentence) -> Hit | None:
     """A design the user insists on: "no, we want X", "X, that's what I want" (issue 11 item 1).
 
     A refusal of what the assistant did followed by what the team wants ("no,
-    we want it in the pending area"), or an instruction the user marks as the
-    point ("make it a one-way sync, that's what I want"). German "nein, wir
+    we want the retries in the worker"), or an instruction the user marks as
+    the point ("put the retry logic in the client, that's what I want"; a
+    dropped copula, "that what I want", counts too). German "nein, wir
     wollen ...", "genau das will ich", Spanish "no, queremos ...", "eso es lo
     que quiero", Chinese 不，我们要…, 这就是我想要的. "We want you to ..." is an
     order, and a clause that points at the moment is the task at hand.

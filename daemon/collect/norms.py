@@ -142,7 +142,7 @@ _NORM_NOUN = re.compile(
 def rule_universal(s: Sentence) -> Hit | None:
     """A norm over every case: a modal verb with a universal quantifier (issue 11 item 1).
 
-    "Every endpoint must validate its input", "we should log the request id
+    "Every endpoint must validate its input", "we should check permissions
     in any handler", "Jede Funktion muss getestet sein", "Cada commit debe
     pasar el linter", 所有函数都必须有类型注解, すべての関数に型を付けてください.
     "All the failing tests must pass" is a task (a definite set), and so is
@@ -217,12 +217,12 @@ def generic(phrase: str) -> bool:
 def rule_only(s: Sentence) -> Hit | None:
     """An exclusive choice: one way only, or only one kind of thing (issue 11 item 1).
 
-    "There should be only one way to read the config", "I only want
-    integration tests", "use only pnpm", "Es darf nur einen Einstiegspunkt
-    geben", "solo quiero pruebas de integración", 我只要端到端测试,
+    "There should be only one way to read the config", "we only accept
+    signed commits", "use only pnpm", "Es darf nur einen Einstiegspunkt
+    geben", "solo quiero consultas SQL simples", 我只要端到端测试,
     型ヒントだけを使ってください. The thing wanted must be a kind ("I only want the
     summary" is about the answer at hand); "I only want you to change the
-    header" is an order for now, and so is a clause that points at the moment.
+    logo" is an order for now, and so is a clause that points at the moment.
     """
     found = first_match(s, _ONLY)
     if found is None or points_at_moment(clean(s.core)):
@@ -263,7 +263,7 @@ _USE_NOT = (
 def rule_use_not(s: Sentence) -> Hit | None:
     """A contrast: use one thing and not the other, said as an instruction (issue 11 item 1).
 
-    "Use RGB hex values, not palette indices", "no tabs, use spaces",
+    "Use UTC timestamps, not local time", "no tabs, use spaces",
     "Verwende UTC, nicht Ortszeit", "usa comillas dobles, no simples",
     用UTC时间，不要用本地时间, ローカル時間は使わずにUTCを使ってください. Both
     sides must name things ("use this, not that" points at what is on screen).
@@ -288,7 +288,7 @@ _EMPHATIC = re.compile(
 _EMPHATIC_ASIAN = re.compile(rf"^(.{{2,12}}?)(?:{EMPHATIC_CJK})$")
 _QUALITY = re.compile(QUALITY_NOUN, re.I)
 _QUALITY_CJK = re.compile(QUALITY_NOUN_CJK)
-#: A standard of completeness: "(it) needs to be fully clean", "muss vollständig getestet sein".
+#: A standard of completeness: "(it) must be fully reversible", "muss vollständig getestet sein".
 _STANDARD = re.compile(
     r"^(?:(?:it|everything|all|the\s+[\w-]+(?:\s+[\w-]+)?)\s+)?(?:needs? to|must|has to|have to"
     r"|should)\s+(?:always\s+)?be\s+(?:fully|completely|entirely|totally|100\s*%|always)\s+"
@@ -303,10 +303,10 @@ _STANDARD = re.compile(
 def rule_emphatic(s: Sentence) -> Hit | None:
     """A priority or a standard stated flatly (issue 11 item 1: emphatic short rules).
 
-    "Performance is crucial", "Backwards compatibility is non-negotiable",
+    "Security is paramount", "Backwards compatibility is non-negotiable",
     "Sicherheit ist oberste Priorität", "la legibilidad es fundamental",
-    性能至关重要, 後方互換性は必須です; a standard of completeness: "(it) needs to
-    be fully clean", "muss vollständig getestet sein", "tiene que estar
+    性能至关重要, 後方互換性は必須です; a standard of completeness: "(it) must be
+    fully reversible", "muss vollständig getestet sein", "tiene que estar
     completamente documentado". The priority must be an abstract quality
     (``QUALITY_NOUN``): "the fix is critical" is about the task at hand, and
     "this is crucial" points at the moment.
@@ -361,7 +361,7 @@ _KEEP = (
 def rule_keep(s: Sentence) -> Hit | None:
     """A placement or a standing shape: "keep X in Y", "keep X short" (issue 11 item 1).
 
-    "Keep our design notes in the wiki", "keep functions short", "Halte
+    "Keep all secrets in the vault", "keep functions short", "Halte
     Commits klein", "mantén los commits pequeños", 把文档都放在wiki里,
     設計メモは常にwikiにまとめてください. What is kept must be a kind of thing:
     "keep the button on the left" places one object of the task at hand;

@@ -85,7 +85,7 @@ def points_at_moment(text: str) -> bool:
 
     Durable scopes are blanked first, so "in this repo" and "every time" do
     not count; the pronouns "it" and "that" alone do not count either (a rule
-    may refer back: "no, we want it in the pending area").
+    may refer back: "no, we want it in the worker").
     """
     return bool(_MOMENT.search(_DURABLE_SCOPE.sub(" ", text)))
 

@@ -205,7 +205,7 @@ _ES_MUST = re.compile(
 def rule_must(s: Sentence) -> Hit | None:
     """Seed 002 phase 3 topics scan: a standing requirement on a named thing.
 
-    "Invalid themes must never explode", "the main branch should always build",
+    "Migrations must never drop a column", "the main branch should always build",
     Spanish "la rama main debe siempre compilar": the subject must be a noun
     phrase, not a pronoun or a pointer ("that should never happen" is a
     complaint, not a rule).

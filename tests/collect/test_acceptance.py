@@ -108,39 +108,39 @@ class TestRefusal:
     @pytest.mark.parametrize(
         "reply",
         [
-            "that's a bad idea, because every sync would resend the whole history",
-            "schlechte Idee, weil dann jeder Sync alles neu sendet",
-            "mala idea, porque cada sincronización enviaría todo el historial",
-            "不行，因为每次同步都会重新发送全部历史",
+            "that's a bad idea, because one lock would block every reader",
+            "schlechte Idee, weil ein globales Lock jeden Leser blockiert",
+            "mala idea, porque un solo bloqueo frenaría a todos los lectores",
+            "不行，因为一个全局锁会阻塞所有读者",
         ],
     )
     def test_refusing_a_recommendation_with_a_reason_plants_the_decision(self, reply: str) -> None:
         """A refusal with its reason is a decision against the proposal, the reason as Why."""
-        proposal = "Option A: resend everything on each sync (recommended)"
+        proposal = "Option A: one global lock for the cache (recommended)"
         (item,) = topics(user("sync design?"), assistant(proposal), user(reply))
         assert item.category == "Decision" and item.body.startswith("Rejected:")
         assert "**Why:**" in item.body
 
     def test_a_refusal_without_a_reason_plants_nothing(self) -> None:
         """ "bad idea" alone says what not to do but not why: nothing is planted."""
-        proposal = "I'd recommend resending everything on each sync."
-        assert topics(user("sync?"), assistant(proposal), user("bad idea")) == []
+        proposal = "I'd recommend one global lock for the cache."
+        assert topics(user("locking?"), assistant(proposal), user("bad idea")) == []
 
     def test_per_option_refusals_with_reasons_are_decisions(self) -> None:
-        """ "2. <reason>, let's skip" refuses option 2 of the assistant's list, with its reason."""
-        options = "Which ones?\n1. A linter rule\n2. A wiki page of helpers\n3. A pre-commit hook"
-        reply = "1. yes\n2. nobody would keep that page up to date, let's skip\n3. no"
+        """ "2. <reason>, let's drop it" refuses option 2 of the assistant's list, with a reason."""
+        options = "Which ones?\n1. A linter rule\n2. A nightly fuzzing job\n3. A pre-commit hook"
+        reply = "1. yes\n2. too slow on our small runners, let's drop it\n3. no"
         (item,) = topics(user("ideas?"), assistant(options), user(reply))
-        assert item.quotes[0].text == "2. A wiki page of helpers"
-        assert "keep that page up to date" in item.body
+        assert item.quotes[0].text == "2. A nightly fuzzing job"
+        assert "too slow on our small runners" in item.body
 
     @pytest.mark.parametrize(
-        "reply", ["no, then it's fine", "nein, dann passt es", "no, entonces está bien"]
+        "reply", ["no, that's fine", "nein, das passt so", "no, está bien así"]
     )
     def test_declining_a_proposed_change_keeps_the_current_design(self, reply: str) -> None:
-        """ "Should we fix this by X?" answered "no, then it's fine" decides to keep things."""
-        question = "Both writers behave the same. Should we fix this by batching the commits?"
-        (item,) = topics(user("why two commits?"), assistant(question), user(reply))
+        """ "Should we add X?" answered "no, that's fine" decides to keep things as they are."""
+        question = "The caches disagree for a second at most. Should we add a lock around both?"
+        (item,) = topics(user("why do they differ?"), assistant(question), user(reply))
         assert item.category == "Decision" and item.body.startswith("Declined:")
 
     def test_declining_an_offer_to_act_plants_nothing(self) -> None:
@@ -153,7 +153,7 @@ class TestCorrection:
     @pytest.mark.parametrize(
         "reply",
         [
-            "why did you change the font size? keep the one I picked",
+            "why did you rename the config keys? keep the names I chose",
             "warum hast du die Farbe geändert? behalte die alte Farbe",
             "¿por qué cambiaste el color? deja el color que elegí",
             "你为什么改了颜色？保留我选的颜色",
@@ -168,9 +168,9 @@ class TestCorrection:
 
     def test_a_complaint_without_an_assistant_turn_plants_nothing(self) -> None:
         """Without an assistant change before it, the complaint corrects nothing."""
-        assert topics(user("why did you change the font size? keep the one I picked")) == []
+        assert topics(user("why did you rename the config keys? keep the names I chose")) == []
 
     def test_a_complaint_alone_plants_nothing(self) -> None:
         """ "why did you change X?" with no instruction after it is only a question."""
-        turns = (user("restyle it"), assistant("Done."), user("why did you change the font size?"))
+        turns = (user("tidy it"), assistant("Done."), user("why did you rename the config keys?"))
         assert topics(*turns) == []

@@ -48,7 +48,7 @@ FIRES: list[tuple[Rule, str, str]] = [
     (rule_need_instead, "No necesitamos Redis, usamos la base de datos.", "Decision"),
     (rule_need_instead, "我们不需要缓存，直接用数据库。", "Decision"),
     (rule_want, "no, we want the retries in the worker, not in the client", "Decision"),
-    (rule_want, "make it a one-way sync, that's what I want", "Decision"),
+    (rule_want, "put the retry logic in the client, that's what I want", "Decision"),
     (rule_want, "nein, wir wollen die Prüfung im Server", "Decision"),
     (rule_want, "no, queremos la validación en el servidor", "Decision"),
     (rule_project_fact, "We are building a CLI tool for data engineers.", "Fact"),
@@ -56,7 +56,7 @@ FIRES: list[tuple[Rule, str, str]] = [
     (rule_project_fact, "Estamos desarrollando una aplicación para Android.", "Fact"),
     (rule_project_fact, "我们在做一个面向学生的App。", "Fact"),
     (rule_project_fact, "学生向けのアプリを開発しています。", "Fact"),
-    (rule_verified_fact, "The hook fires on exit as well, I just checked the docs.", "Fact"),
+    (rule_verified_fact, "The limit is 500 requests per hour, I just checked the docs.", "Fact"),
     (rule_verified_fact, "laut Doku läuft der Job jede Stunde", "Fact"),
     (rule_verified_fact, "según la documentación el límite es de 100 peticiones", "Fact"),
     (rule_verified_fact, "我查了文档，该接口有速率限制。", "Fact"),
@@ -125,7 +125,7 @@ HOLDS_BACK: list[tuple[Rule, str]] = [
     (rule_remember, "recuerda esto"),
     (rule_must, "eso nunca debe pasar"),
     (rule_preference, "prefiero la segunda opción"),
-    (rule_like, "I like the new header"),
+    (rule_like, "I like the new logo"),
     (rule_like, "I love it"),
     (rule_like, "I like your approach"),
     (rule_like, "I hate when it does that"),
@@ -163,5 +163,7 @@ class TestChoicesAndFacts:
 
     def test_a_checked_fact_states_the_clause_beside_the_marker(self) -> None:
         """ "X, I just checked the docs" states X, not the marker."""
-        hit = rule_verified_fact(first("The hook fires on exit as well, I just checked the docs."))
-        assert hit is not None and hit.clause == "The hook fires on exit as well"
+        hit = rule_verified_fact(
+            first("The limit is 500 requests per hour, I just checked the docs.")
+        )
+        assert hit is not None and hit.clause == "The limit is 500 requests per hour"

@@ -132,10 +132,10 @@ class TestThroughTheHeuristic:
         assert topics("never push to main, right?") == []
 
     def test_a_rule_inside_a_run_on_sentence_is_found_as_its_clause(self) -> None:
-        """A norm chained after a request ("can you ..., performance is crucial") is its clause."""
-        text = "can you look at the sync code again, performance is crucial"
+        """A norm chained after a request ("can you ..., security is paramount") is its clause."""
+        text = "can you look at the login code again, security is paramount"
         (item,) = topics(text)
-        assert item.quotes[0].text == "performance is crucial"
+        assert item.quotes[0].text == "security is paramount"
 
     def test_a_hypothetical_clause_scopes_over_the_clauses_after_it(self) -> None:
         """ "if we ever need it, every handler must log" is hypothetical as a whole."""
