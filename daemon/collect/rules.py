@@ -2,11 +2,12 @@
 
 What a rule recognises is a ``Hit``: the item's category, type, calibrated
 confidence (``CONFIDENCE``) and where the trigger sits. This module holds that
-type, the lexicon the statement rules share (verbs, stop words, deictic
-words, directive prefixes) and the rules for instructions the user means to
-last: "always/never ...", "don't ...", "from now on ...", "remember ...",
-"<thing> must always ...", each in English, German, Japanese and Chinese.
-The rules for choices and references are in ``dreamd.collect.choices``.
+type, the helpers the statement rules share (directive prefixes, content
+words, Japanese request endings) and the rules for "always/never ..." and
+"don't ...", each in English, German, Spanish, Japanese and Chinese. The word
+lists are in ``dreamd.collect.lexicon``; "from now on", "remember" and
+"<thing> must always" in ``dreamd.collect.standing``; choices and references
+in ``dreamd.collect.choices``; normative statements in ``dreamd.collect.norms``.
 
 Invariants:
 
@@ -21,19 +22,27 @@ Invariants:
 """
 
 # The rules match Japanese, Chinese and typographic punctuation on purpose.
-# ruff: noqa: RUF001
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
+from dreamd.collect.lexicon import (
+    DE_IMPERATIVES,
+    DE_STOP,
+    DEICTIC,
+    EN_STOP,
+    EN_VERBS,
+    ES_IMPERATIVES,
+    ES_PROHIBITIVES,
+    ES_STOP,
+    wordset,
+)
 from dreamd.collect.sentences import (
     CJK,
-    MIN_WORDS,
     TRAILING_MARKS,
     Sentence,
-    sized,
 )
 from dreamd.stores import ItemType
 
@@ -42,15 +51,16 @@ __all__ = [
     "DEICTIC",
     "DE_STOP",
     "EN_STOP",
+    "JA_GREETING",
     "MIN_DONT_WORDS",
     "Hit",
+    "en_directive",
     "has_content",
+    "ja_clause",
+    "ja_request",
     "latin_words",
     "rule_always_never",
     "rule_dont",
-    "rule_from_now_on",
-    "rule_must",
-    "rule_remember",
     "wordset",
 ]
 
@@ -71,14 +81,36 @@ CONFIDENCE: dict[str, float] = {
     "dont_durable": 0.7,
     "gotcha": 0.6,
     "fact": 0.6,
+    # normative statements (dreamd.collect.norms)
+    "conditional": 0.75,
+    "use_not": 0.75,
+    "universal": 0.7,
+    "only": 0.7,
+    "no_exclaim": 0.7,
+    "manner": 0.65,
+    "keep": 0.6,
+    "lets_not": 0.6,
+    "emphatic": 0.6,
+    # decisions, facts and references (dreamd.collect.choices, dreamd.collect.facts)
+    "need_instead": 0.65,
+    "want": 0.6,
+    "outside_path": 0.6,
+    "command": 0.6,
+    "like": 0.6,
+    "forbidden": 0.7,
+    "language": 0.75,
+    "stop": 0.6,
+    "project_fact": 0.6,
+    "verified_fact": 0.65,
+    # replies to the assistant (dreamd.collect.acceptance)
+    "correction": 0.7,
+    "accepted": 0.65,
+    "rejected": 0.65,
+    "declined": 0.6,
+    "option_verdict": 0.6,
 }
 
 MIN_DONT_WORDS = 4  # "don't add notes" is a one-off; "don't mock the database" may not be
-
-
-def wordset(text: str) -> frozenset[str]:
-    """A word list written as one string, as a set."""
-    return frozenset(text.split())
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +118,10 @@ class Hit:
     """What one rule recognised: the item's category, type and confidence, and where.
 
     ``at`` is the trigger's offset in the sentence core (guards look before it);
-    ``key`` replaces the statement as the identity of the item when set (a URL).
+    ``key`` replaces the statement as the identity of the item when set (a URL);
+    ``clause`` narrows the statement to the verbatim part of the sentence that
+    carries it ("... the invariant that every line must fit"): the guards then
+    read the clause alone.
     """
 
     rule: str
@@ -94,6 +129,7 @@ class Hit:
     type: ItemType
     at: int = 0
     key: str = ""
+    clause: str = ""
 
     @property
     def confidence(self) -> float:
@@ -103,35 +139,6 @@ class Hit:
 
 # --- Rules -----------------------------------------------------------------------------------
 
-_EN_VERBS = wordset(
-    """add address adopt align amend annotate answer apply ask assume avoid await back benchmark
-    build bump bundle bypass cache call cast catch cd check chmod cite clean clear clone close
-    comment commit compile confirm consult convert copy create debug declare default define
-    delete deploy describe disable document double downgrade download drop edit emit enable
-    encrypt escape explain export expose extract fetch fix follow force format generate give
-    guard handle hardcode hard hash ignore import include inline install keep label leave lint
-    list load lock log make mark mask measure mention merge migrate mock modify move name
-    normalize notify open override overwrite pass paste patch persist pin ping place plan prefer
-    prefix print profile prompt pull push put quote raise read rebase rebuild redact refactor
-    reference reinstall release reload rely remember remove rename reply report request require
-    reset respond restart retry return reuse review revert rewrite run sanitize save say send set
-    ship show sign silence skip sort speak specify split squash stage start stay stick stop store
-    strip stub submit suggest summarize suppress switch sync tag talk target tell test throw touch
-    translate trust truncate type typecheck uninstall update upgrade upload use validate vendor
-    verify wait wrap write"""
-)
-EN_STOP = wordset(
-    """a all also always an any anything else everything for here in it just like me more much
-    never nothing now of off on once one ones out please so something stuff that the them there
-    these they thing things this those to too up us way with yet you"""
-)
-DEICTIC = re.compile(
-    r"\b(?:this|that|it|these|those|them|here|yet|now|today|for now|right now|this time"
-    r"|anything|everything|something|das|dies|diese[nmrs]?|es|hier|jetzt|noch|gerade|heute"
-    r"|erstmal|vorerst)\b|これ|それ|あれ|この|その|あの|ここ|そこ|今回|いま|まだ|一旦|いったん"
-    r"|とりあえず|しばらく|ちょっと|这|那|它|现在|先|暂时|还|这次|刚才|目前",
-    re.I,
-)
 _EN_CONDITION = re.compile(
     r"^(?:when(?:ever)?|before|after|each time|every time)\b[^,]{2,80},\s*", re.I
 )
@@ -143,31 +150,19 @@ _EN_REQUEST = re.compile(
     re.I,
 )
 _EN_ALWAYS = re.compile(r"^(?:always|never|(?:don'?t|do not) ever)\s+([a-z][a-z-]*)(.*)$", re.I)
-_DE_IMPERATIVES = wordset(
-    """achte aktiviere aktualisiere antworte baue benenne benutze benutzt bestätige checke
-    committe deaktiviere denk denke dokumentiere entferne erstelle exportiere formatiere frag frage
-    führe füge gib halte ignoriere importiere installiere kommentiere lass lasse lies logge lösche
-    mach mache merge nenne nimm nutze nutzt pinne prüfe pushe räume rebase rede rufe schreib
-    schreibe setze sortiere speichere sprich starte stoppe squashe teste update validiere
-    verifiziere vermeide verwende verwendet überprüfe ändere"""
-)
 _DE_ALWAYS = re.compile(
     r"\b(?:immer|stets|grundsätzlich|nie|niemals|keinesfalls)\b(?!\s+(?:noch|wieder|mehr|weniger"
     r"|schon|öfter))",
     re.I,
 )
 _DE_NOT = re.compile(r"\b(?:nicht|kein(?:e|en|em|er|es)?)\b", re.I)
-DE_STOP = wordset(
-    """auch bitte das dem den der des die dies doch du es hier ihr immer jetzt mal man mir nicht
-    nie niemals noch sie so stets wieder wir"""
-)
 _DE_INFINITIVE = re.compile(r"\w+(?:en|ern|eln)$", re.I)
 _JA_ASK = re.compile(
     r"(?:て|で)(?:ください|下さい|ほしい(?:です)?)$|(?:る|う|く|す|つ|ぬ|む|ぶ|ぐ)こと$|ないこと$"
     r"|ないで(?:ください|下さい|ね)?$|べき(?:です|だ)?$|ように(?:して(?:ください|ね)?|お願いします)$"
     r"|禁止(?:です)?$|お願いします$|ましょう$"
 )
-_JA_GREETING = re.compile(r"よろしく|ありがとう|お疲れ|お世話")
+JA_GREETING = re.compile(r"よろしく|ありがとう|お疲れ|お世話")
 _ZH_VERBS = (
     "用|使用|先|写|跑|运行|执行|检查|提交|回复|回答|保持|加|添加|测试|确认|遵循|格式化|更新|记得|把|在|给"
     "|以|说明|注明|标注|引用|附上|询问|删除|避免|保留|备份|锁定|固定"
@@ -182,7 +177,7 @@ def has_content(text: str, stop: frozenset[str]) -> bool:
     return any(word not in stop and not word.isdigit() for word in latin_words(text))
 
 
-def _en_directive(core: str) -> tuple[int, str]:
+def en_directive(core: str) -> tuple[int, str]:
     """Offset and rest of an English directive after a condition and a request prefix."""
     at = 0
     for prefix in (_EN_CONDITION, _EN_REQUEST):
@@ -192,35 +187,63 @@ def _en_directive(core: str) -> tuple[int, str]:
     return at, core[at:]
 
 
-def _ja_clause(core: str) -> str:
+def ja_clause(core: str) -> str:
     return core.rstrip(TRAILING_MARKS)
 
 
-def _ja_request(clause: str) -> bool:
+def ja_request(clause: str) -> bool:
     """A Japanese request or obligation ending (…してください, …すること), not a greeting."""
-    return bool(_JA_ASK.search(clause)) and not _JA_GREETING.search(clause)
+    return bool(_JA_ASK.search(clause)) and not JA_GREETING.search(clause)
 
 
 def rule_always_never(s: Sentence) -> Hit | None:
     """Seed 002 phase 3 topics scan: a rule with "always"/"never" the user states.
 
     English imperatives ("Always run ...", "please never ...", "you must always
-    ..."), German ("Verwende immer ...", "Nie direkt auf main pushen"), Japanese
-    (常に/必ず/いつも/絶対に…ない + a request ending), Chinese (总是/始终/永远不要).
+    ..."), German ("Verwende immer ...", "Nie direkt auf main pushen"), Spanish
+    ("usa siempre ...", "nunca hagas ..."), Japanese (常に/必ず/いつも/絶対に…ない
+    + a request ending), Chinese (总是/始终/永远不要).
     """
-    at, rest = _en_directive(s.core)
+    at, rest = en_directive(s.core)
     found = _EN_ALWAYS.match(rest)
-    if found and found.group(1).split("-")[0].lower() in _EN_VERBS:
+    if found and found.group(1).split("-")[0].lower() in EN_VERBS:
         clause = re.split(r"[,;:(]", found.group(2))[0]
         return Hit("always_never", "Rule", "feedback", at) if has_content(clause, EN_STOP) else None
-    return _de_always(s.core) or _ja_always(s.core) or _zh_always(s.core)
+    return _de_always(s.core) or _es_always(s.core) or _ja_always(s.core) or _zh_always(s.core)
+
+
+_ES_ALWAYS = frozenset({"siempre", "nunca", "jamás", "jamas"})
+_ES_CLITICS = frozenset({"me", "te", "lo", "la", "le", "les", "los", "las", "nos", "se"})
+
+
+def _es_verb_at(words: list[str], at: int) -> str:
+    """The Spanish verb at ``words[at]``, after any clitic pronouns ("no me expliques")."""
+    while at < len(words) and words[at] in _ES_CLITICS:
+        at += 1
+    return words[at] if at < len(words) else ""
+
+
+def _es_always(core: str) -> Hit | None:
+    """Spanish: "usa siempre pnpm", "siempre ejecuta ...", "nunca hagas push a main"."""
+    words = latin_words(core)
+    if len(words) < MIN_DONT_WORDS - 1:
+        return None
+    if words[0] in _ES_ALWAYS:
+        verb = _es_verb_at(words, 1)
+        forms = ES_IMPERATIVES if words[0] == "siempre" else ES_PROHIBITIVES
+    else:
+        verb, forms = (words[0], ES_IMPERATIVES) if words[1] == "siempre" else ("", ES_STOP)
+    rest = " ".join(words[words.index(verb) + 1 :]) if verb in words else ""
+    if verb not in forms or DEICTIC.search(core) or not has_content(rest, ES_STOP | _ES_ALWAYS):
+        return None
+    return Hit("always_never", "Rule", "feedback")
 
 
 def _de_always(core: str) -> Hit | None:
     words = latin_words(core)
     if not words or not _DE_ALWAYS.search(core):
         return None
-    imperative = words[0] in _DE_IMPERATIVES or (
+    imperative = words[0] in DE_IMPERATIVES or (
         len(words) > 1 and words[1] == "sie" and words[0].endswith("en")
     )
     infinitive_style = words[0] in ("immer", "stets", "nie", "niemals") and _DE_INFINITIVE.search(
@@ -233,9 +256,9 @@ def _de_always(core: str) -> Hit | None:
 
 
 def _ja_always(core: str) -> Hit | None:
-    clause = _ja_clause(core)
+    clause = ja_clause(core)
     found = re.search(r"常に|必ず|いつも|絶対に?|決して|毎回", clause)
-    if not found or not _ja_request(clause):
+    if not found or not ja_request(clause):
         return None
     return Hit("always_never", "Rule", "feedback", found.start())
 
@@ -268,23 +291,31 @@ _DURABLE = re.compile(
 )
 
 
+def _redirects(follow: str) -> bool:
+    """Whether the next sentence gives the alternative order ("Don't X. Put it in Y.")."""
+    found = re.match(r"^(?:please\s+|just\s+|instead\s*,?\s*)?([a-z]+)\b", follow.strip(), re.I)
+    return found is not None and found.group(1).lower() in EN_VERBS
+
+
 def rule_dont(s: Sentence) -> Hit | None:
     """Seed 002 phase 3 topics scan: a prohibition the user states ("don't ...", "do not ...").
 
     Bare prohibitions are most often one-off instructions, so the clause must
-    stand alone (no "don't X, do Y" redirect), be at least ``MIN_DONT_WORDS``
-    long and point at nothing in the moment ("don't commit this yet"). German
-    ("Bitte nicht ... pushen", "Verwende keine ..."), Japanese (…しないでください)
-    and Chinese (不要/别 …) likewise.
+    stand alone (no "don't X, do Y" redirect, in the same sentence or the next),
+    be at least ``MIN_DONT_WORDS`` long and point at nothing in the moment
+    ("don't commit this yet"). German ("Bitte nicht ... pushen", "Verwende
+    keine ..."), Spanish ("no uses ..."), Japanese (…しないでください) and
+    Chinese (不要/别 …) likewise.
     """
-    at, rest = _en_directive(s.core)
+    at, rest = en_directive(s.core)
     found = _EN_DONT.match(rest)
     if found:
         verb, clause, tail = found.groups()
         then = re.match(r"\s*[,;:]\s*([\w']+)", tail)
         redirect = then is not None and then.group(1).lower() not in _CONTINUATIONS
+        redirect = redirect or _redirects(s.follow)
         if (
-            verb.split("-")[0].lower() not in _EN_VERBS
+            verb.split("-")[0].lower() not in EN_VERBS
             or redirect
             or len(rest[: found.end(2)].split()) < MIN_DONT_WORDS
             or DEICTIC.search(_THIS_REPO.sub(" ", clause))
@@ -293,7 +324,7 @@ def rule_dont(s: Sentence) -> Hit | None:
             return None
         rule = "dont_durable" if _DURABLE.search(s.core) else "dont"
         return Hit(rule, "Rule", "feedback", at)
-    return _de_dont(s.core) or _cjk_dont(s.core)
+    return _de_dont(s.core) or _es_dont(s.core) or _cjk_dont(s.core)
 
 
 def _de_dont(core: str) -> Hit | None:
@@ -303,158 +334,31 @@ def _de_dont(core: str) -> Hit | None:
     infinitive = _DE_INFINITIVE.search(core.rstrip(TRAILING_MARKS))
     if re.match(r"^(?:nicht|kein(?:e|en|em|er|es)?)\b", core, re.I) and infinitive:
         return Hit("dont", "Rule", "feedback")
-    if words[0] in _DE_IMPERATIVES and _DE_NOT.search(" ".join(words[1:3])):
+    if words[0] in DE_IMPERATIVES and _DE_NOT.search(" ".join(words[1:3])):
         return Hit("dont", "Rule", "feedback")
     return None
 
 
+def _es_dont(core: str) -> Hit | None:
+    """Spanish: "no uses mocks en los tests de integración" (no + subjunctive)."""
+    words = latin_words(core)
+    if len(words) < MIN_DONT_WORDS or words[0] != "no" or DEICTIC.search(core):
+        return None
+    verb = _es_verb_at(words, 1)
+    rest = " ".join(words[words.index(verb) + 1 :]) if verb else ""
+    return (
+        Hit("dont", "Rule", "feedback")
+        if verb in ES_PROHIBITIVES and has_content(rest, ES_STOP)
+        else None
+    )
+
+
 def _cjk_dont(core: str) -> Hit | None:
-    clause = _ja_clause(core)
+    clause = ja_clause(core)
     if DEICTIC.search(clause) or len(CJK.findall(clause)) < 8:
         return None
     if re.search(r"ないで(?:ください|下さい)?$|ないこと$|禁止(?:です)?$", clause):
         return Hit("dont", "Rule", "feedback")
-    if re.match(r"^(?:请)?(?:你)?(?:不要|别(?!人)|不许|禁止)", clause):
+    if re.match(r"^(?:请)?(?:你|我们)?(?:不要|别(?!人)|不许|禁止)", clause):
         return Hit("dont", "Rule", "feedback")
     return None
-
-
-_EN_FROM_NOW = re.compile(
-    r"^(?:from now on|going forward|moving forward|from here on(?: out)?|in (?:the )?future"
-    r"|henceforth)\s*,?\s*(.+)$|^(.+?)\s*,?\s*(?:from now on|going forward|moving forward"
-    r"|from here on(?: out)?|in (?:the )?future|henceforth)\s*[.!]*$",
-    re.I,
-)
-_EN_WE_YOU = re.compile(
-    r"^(?:we|you)\s+(?:(?:will|'ll|should|must|are going to|'re going to|always|never|only)\s+)?"
-    r"([a-z][a-z-]*)",
-    re.I,
-)
-_DE_FROM_NOW = re.compile(
-    r"\b(?:ab jetzt|ab sofort|von nun an|von jetzt an|künftig|zukünftig|in zukunft|ab heute)\b",
-    re.I,
-)
-_JA_FROM_NOW = re.compile(r"今後は?|これからは|以後は?|以降は|次回から|これ以降")
-_ZH_FROM_NOW = re.compile(
-    r"^(?:从现在开始|从今以后|从今天起|从现在起|今后|以后|往后)[，,]?"
-    r"(?:都|请|一律|要|必须|不要|别|统一|全部|一定|总是)(.{2,})"
-)
-
-
-def _en_directive_ok(rest: str) -> bool:
-    """An English directive: an imperative verb, or "we/you (will|should|...) <verb>"."""
-    _, rest = _en_directive(rest.strip())
-    found = re.match(r"^(?:(?:always|never|only|don'?t|do not)\s+)?([a-z][a-z-]*)", rest, re.I)
-    verb = found.group(1).split("-")[0].lower() if found else ""
-    if verb in _EN_VERBS:
-        return has_content(rest[found.end() :] if found else "", EN_STOP)
-    we_you = _EN_WE_YOU.match(rest)
-    if we_you is None or we_you.group(1).split("-")[0].lower() not in _EN_VERBS:
-        return False
-    return has_content(rest[we_you.end() :], EN_STOP)
-
-
-def rule_from_now_on(s: Sentence) -> Hit | None:
-    """Seed 002 phase 3 topics scan: a standing instruction ("from now on ...", "going forward").
-
-    German "ab jetzt/ab sofort/künftig", Japanese 今後は/これからは + a request
-    ending, Chinese 从现在开始/以后都 … (never 以后再说, "later").
-    """
-    found = _EN_FROM_NOW.match(s.core)
-    if found:
-        return (
-            Hit("from_now_on", "Rule", "feedback")
-            if _en_directive_ok(found.group(1) or found.group(2))
-            else None
-        )
-    if _DE_FROM_NOW.search(s.core):
-        rest = _DE_FROM_NOW.sub(" ", s.core).strip(" ,")
-        words = latin_words(rest)
-        starts = bool(words) and (
-            words[0] in _DE_IMPERATIVES
-            or words[0] in ("bitte", "immer", "stets", "nie", "niemals", "nicht", "keine")
-            or bool(re.match(r"^\w+en\s+(?:wir|sie)\b", rest, re.I))
-            or (words[0] == "wir" and len(words) > 1 and words[1].endswith("en"))
-        )
-        return (
-            Hit("from_now_on", "Rule", "feedback") if starts and len(words) >= MIN_WORDS else None
-        )
-    clause = _ja_clause(s.core)
-    found = _JA_FROM_NOW.search(clause)
-    we_will = re.search(r"(?:を使います|にします|でいきます|で行きます)$", clause)
-    if found and (_ja_request(clause) or (we_will and not _JA_GREETING.search(clause))):
-        return Hit("from_now_on", "Rule", "feedback", found.start())
-    return Hit("from_now_on", "Rule", "feedback") if _ZH_FROM_NOW.match(clause) else None
-
-
-_EN_REMEMBER = re.compile(
-    r"^(?:always\s+)?(?:remember|keep in mind|for future reference|make a note)"
-    r"(?:\s+(that)\b|\s*[:,\-–—]|\s+(to)\b)\s*(.+)$",
-    re.I,
-)
-_EN_EVERY_TIME = re.compile(
-    r"\b(?:always|every time|each time|whenever|before (?:every|each|any)|after (?:every|each)"
-    r"|in (?:the )?future)\b",
-    re.I,
-)
-_DE_REMEMBER = re.compile(
-    r"^(?:merk(?:e)? dir|merken sie sich|denk(?:e)? daran|denken sie daran|zur erinnerung"
-    r"|für die zukunft)\s*[:,]?\s*(?:dass\s+)?(.+)$",
-    re.I,
-)
-
-
-def rule_remember(s: Sentence) -> Hit | None:
-    """Seed 002 phase 3 topics scan: something the user asks to be remembered.
-
-    "Remember that ...", "remember: ...", "keep in mind that ..."; "remember to X"
-    only with a standing cue (always, every time, before each ...). German "merk
-    dir/denk daran", Japanese 覚えておいて, Chinese 记住.
-    """
-    found = _EN_REMEMBER.match(s.core)
-    if found:
-        to, rest = found.group(2), found.group(3)
-        if to and not _EN_EVERY_TIME.search(rest):
-            return None
-        enough = len(rest.split()) >= MIN_WORDS and has_content(rest, EN_STOP)
-        return Hit("remember", "Rule", "feedback") if enough else None
-    found = _DE_REMEMBER.match(s.core)
-    if found:
-        enough = len(found.group(1).split()) >= MIN_WORDS
-        return Hit("remember", "Rule", "feedback") if enough else None
-    clause = _ja_clause(s.core)
-    found = re.search(
-        r"覚えて(?:お|と)いて(?:ください|下さい|ほしい|ね)?|^(?:请)?(?:你)?记住", clause
-    )
-    if found:
-        rest = (clause[: found.start()] + clause[found.end() :]).strip("：:、，, ")
-        if sized(rest) and not DEICTIC.search(rest):
-            return Hit("remember", "Rule", "feedback", found.start())
-    return None
-
-
-_EN_MUST = re.compile(
-    r"^([\w`'./@#-]+(?:\s+[\w`'./@#-]+){0,5}?)\s+(?:must|should|need to|have to)\s+(?:always|never"
-    r"|not ever)\s+([a-z][a-z-]*)(.*)$",
-    re.I,
-)
-_PRONOUNS = wordset(
-    """it this that these those they he she i you we there which what who something everything
-    nothing someone one"""
-)
-
-
-def rule_must(s: Sentence) -> Hit | None:
-    """Seed 002 phase 3 topics scan: a standing requirement on a named thing.
-
-    "Invalid themes must never explode", "the main branch should always build":
-    the subject must be a noun phrase, not a pronoun or a pointer ("that should
-    never happen" is a complaint, not a rule).
-    """
-    found = _EN_MUST.match(s.core.rstrip(TRAILING_MARKS))
-    if not found or DEICTIC.search(s.core):
-        return None
-    subject = latin_words(found.group(1))
-    if not subject or subject[0] in _PRONOUNS:
-        return None
-    return Hit("must", "Rule", "feedback")

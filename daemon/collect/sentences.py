@@ -3,8 +3,10 @@
 A user message becomes sentences the statement rules can read: ``user_prose``
 keeps only what the user typed (no machine prompts, slash commands, fenced
 code, pasted logs or documents), ``sentences`` splits it per line and per stop
-and masks quoted spans. The guards reject a sentence whatever rule recognised
-it: a question, a hedge, a hypothetical or reported speech, a fragment.
+and masks quoted spans (Markdown emphasis marks become plain), ``clauses``
+splits a run-on sentence at commas, colons and dashes. The guards reject a
+sentence whatever rule recognised it: a question, a hedge (volition such as
+"I would like" is none), a hypothetical or reported speech, a fragment.
 
 Invariants:
 
@@ -39,6 +41,7 @@ __all__ = [
     "PASTE_MIN_LINES",
     "TRAILING_MARKS",
     "Sentence",
+    "clauses",
     "hedged",
     "is_question",
     "sentences",
@@ -77,13 +80,16 @@ _BOX = re.compile(r"[\u2500-\u257f\u2800-\u28ff]")
 _SYMBOLS = frozenset("{}[]()<>;=|\\$#@*&^%~`_/:")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 _BULLET = re.compile(r"^\s*(?:[-*•+]|\d+[.)])\s+")
+_CLAUSE_END = re.compile(r"[,;:，；：](?=\s|[^\x00-\x7f])|\s[-–—]\s")
 _QUOTED = re.compile(r"`[^`\n]*`|\"[^\"\n]*\"|“[^”\n]*”|„[^“”\n]*[“”]|«[^»\n]*»|「[^」\n]*」")
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 FILLERS = re.compile(
-    r"^(?:(?:ok(?:ay)?|so|and|also|but|btw|oh|hey|alright|right|yes|yeah|yep|no|nope|please"
-    r"|pls|plz|again|important|note|nb|reminder|one more thing|rule|und|bitte|übrigens|ja"
-    r"|nein|wichtig|hinweis)\b[\s,:;!.\-–—]*|(?:另外|还有|对了|好的|注意|重要|あと|それと|なお"
-    r"|ちなみに)[：:，,、\s]*)+",
+    r"^(?:(?:ok(?:ay)?|so|and|also|but|btw|oh|hey|alright|right|yes|yeah|yep|please|pls|plz"
+    r"|again|important|note|nb|reminder|one more thing|rule|actually|hmm+|hm|omg|omfg|ugh|argh"
+    r"|und|bitte|übrigens|ja|wichtig|hinweis|vale|bueno|oye|mira|por favor|sí|además"
+    r"|ademas|importante|ojo|nota)\b[\s,:;!.\-–—]*"
+    r"|(?:no|nope|nein|well|wait|dude|man|look|listen|ok so)\s*[,:;!.\-–—]+\s*"
+    r"|(?:另外|还有|对了|好的|注意|重要|嗯|あと|それと|なお|ちなみに)[：:，,、\s]*)+",
     re.I,
 )
 
@@ -152,10 +158,43 @@ class Sentence:
         return self.text[self.core_at :].strip()
 
 
+#: Markdown emphasis around a word ("only _one_ way", "**never**"): the word counts, not the marks.
+_EMPHASIS = re.compile(r"(?<![\w*_])([*_]{1,2})(?=\w)([^*_\n]{1,40}?)(?<=\w)\1(?![\w*_])")
+
+
 def _mask(text: str) -> str:
-    """Same length as ``text``: quoted spans blanked, curly apostrophes made straight."""
+    """Same length as ``text``: quoted spans blanked, emphasis marks and curly apostrophes plain."""
     blanked = _QUOTED.sub(lambda m: m.group()[0] + "x" * (len(m.group()) - 2) + m.group()[-1], text)
-    return blanked.replace("’", "'")
+    plain = _EMPHASIS.sub(
+        lambda m: " " * len(m.group(1)) + m.group(2) + " " * len(m.group(1)), blanked
+    )
+    return plain.replace("’", "'")
+
+
+def _sentence(part: str, follow: str = "") -> Sentence:
+    masked = _mask(part)
+    filler = FILLERS.match(masked)
+    return Sentence(part, masked, filler.end() if filler else 0, follow)
+
+
+def clauses(sentence: Sentence) -> list[Sentence]:
+    """The clauses of a run-on sentence, each a verbatim substring of it (issue 11 item 1).
+
+    Users chain instructions with commas and colons ("fix the parser, no
+    mocks in tests"); a rule may read one clause alone. A sentence that ends
+    with a question mark gives no clauses (the question scopes over all of
+    it: "never push to main, right?"); a clause that opens with a question
+    word is dropped by the question guard as any sentence would be.
+    """
+    text = sentence.text
+    if text.rstrip(TRAILING_MARKS).endswith(("?", "？")):
+        return []
+    cuts = [(m.start(), m.end()) for m in _CLAUSE_END.finditer(sentence.masked)]
+    starts = [0, *(end for _, end in cuts)]
+    ends = [*(start for start, _ in cuts), len(text)]
+    parts = (text[start:end].strip() for start, end in zip(starts, ends, strict=True))
+    found = [_sentence(part, sentence.follow) for part in parts if part]
+    return found if len(found) > 1 else []
 
 
 def sentences(prose: str) -> list[Sentence]:
@@ -168,13 +207,8 @@ def sentences(prose: str) -> list[Sentence]:
         line = _BULLET.sub("", line)
         parts.extend(part.strip() for part in _SENTENCE_END.split(line))
     parts = [part for part in parts if part]
-    result = []
-    for index, part in enumerate(parts):
-        masked = _mask(part)
-        filler = FILLERS.match(masked)
-        follow = parts[index + 1] if index + 1 < len(parts) else ""
-        result.append(Sentence(part, masked, filler.end() if filler else 0, follow))
-    return result
+    follows = [*parts[1:], ""][: len(parts)]
+    return [_sentence(part, follow) for part, follow in zip(parts, follows, strict=True)]
 
 
 # --- Guards ----------------------------------------------------------------------------------
@@ -198,15 +232,23 @@ _QUESTION_WORDS = re.compile(
 _HEDGES = re.compile(
     r"\b(?:maybe|perhaps|might|could|would|probably|possibly|i guess|i think|i feel like|not sure"
     r"|wondering|vielleicht|eventuell|könnte|könnten|würde|würden|wahrscheinlich|ich glaube"
-    r"|glaube ich)\b|かもしれ|たぶん|多分|でしょう|だろう|と思う|と思います|也许|可能|或许|大概"
+    r"|glaube ich|quizás|quizas|quizá|quiza|tal vez|a lo mejor|probablemente|creo que"
+    r"|me parece que|podría|podria|podríamos|podriamos|no estoy seguro)\b"
+    r"|かもしれ|たぶん|多分|でしょう|だろう|と思う|と思います|也许|可能|或许|大概"
     r"|我觉得|我想",
     re.I,
 )
-_POLITE_REQUEST = re.compile(r"\bi(?:'d| would) like you to\b", re.I)
+#: "I would like", "I'd only want", "ich würde gern", "me gustaría": volition, not a hedge.
+_POLITE_REQUEST = re.compile(
+    r"\b(?:i|we)(?:'d| would)\s+(?:only\s+|rather\s+|really\s+)?(?:like|want|prefer)\b"
+    r"|\b(?:ich|wir)\s+(?:würde|würden)\s+(?:gerne?|lieber|nur)\b|\bme gustaría\b",
+    re.I,
+)
 _BEFORE_TRIGGER = re.compile(
     r"\b(?:if|what if|suppose|supposing|imagine|assuming|in case|hypothetically|wenn|falls"
     r"|angenommen|sofern|you said|you told|you wrote|you mentioned|you promised|he said|she said"
-    r"|they said|it says|the docs say|as you said|du hast gesagt|sagtest du)\b|もし|仮に|たとえば"
+    r"|they said|it says|the docs say|as you said|du hast gesagt|sagtest du|si|en caso de que"
+    r"|suponiendo que|supongamos que|imagina que|dijiste|me dijiste|dijo que)\b|もし|仮に|たとえば"
     r"|例えば|如果|假如|要是|假设|万一|比如|って言った|と言った|你说",
     re.I,
 )

@@ -172,9 +172,12 @@ class TestPlanted:
         assert item.body == "never force-push to main."
 
     def test_a_reason_in_the_next_sentence_joins_the_body(self) -> None:
-        """ "Never X. Because Y." keeps the reason; an unrelated next sentence is left out."""
+        """ "Never X. Because Y." keeps the reason as a Why line; an unrelated sentence does not."""
         (item,) = topics("Never commit generated files. Because they drift from the source.")
-        assert item.body == "Never commit generated files. Because they drift from the source."
+        assert (
+            item.body
+            == "Never commit generated files.\n**Why:** Because they drift from the source."
+        )
         (other,) = topics("Never commit generated files. Now fix the test.")
         assert other.body == "Never commit generated files."
 
@@ -284,6 +287,8 @@ NOT_PLANTED = [
     "もし常にpnpmを使うなら、速くなる。",
     "如果我们总是用pnpm会更快。",
     "Wenn wir immer pnpm nutzen würden, wäre es schneller.",
+    "Quizás deberíamos usar siempre pnpm.",
+    "Si usamos siempre pnpm, será más rápido.",
     # promises and self-descriptions
     "I will always review before merging.",
     "I always forget how this works.",
@@ -389,10 +394,16 @@ class TestGotchas:
             ("构建报错了", "原因是缓存过期，我已经清理了。", "修好了"),
             ("Der Build schlägt fehl", "Die Ursache war ein fehlender Ordner.", "Jetzt geht's"),
             ("npm run build crashes with ENOENT", "I added the missing dist folder.", "works now"),
+            ("el build falla con ENOENT", "El problema era la carpeta dist.", "ya funciona"),
+            (
+                "the avatar is not shown correctly",
+                "The issue was a stale cache key.",
+                "that did it",
+            ),
         ],
     )
     def test_gotchas_in_every_language(self, failure: str, fix: str, confirmation: str) -> None:
-        """Japanese, Chinese, German and English confirmations all count."""
+        """Japanese, Chinese, German, Spanish and English confirmations all count."""
         items = topics(failure, ("assistant", fix), confirmation)
         assert [i.category for i in items] == ["Gotcha"]
 
@@ -495,20 +506,16 @@ PRECISION_CORPUS = [
     "do 1, 2 and 5",
     "Implement 1,2 and 3.",
     "let's get back to the review please",
-    "I'm working on linear ENT-98. keep our working documentation in linear.",
     "can we move the linear doc into its task context?",
     "not as a comment, but as a document attached to the issue directly.",
     "explore more of current repo",
     "what else?",
-    "We should add the agent name to any logging",
     "how can we know which agent is active ?",
-    "there should be only one way for us to get the git author in this codebase",
     "yes, update the architecture document first",
     "can you write a summary for the issue and the options into a md file?",
     "I had 2 sessions in parallel, let's start there first",
     "no, then it's good",
     "track it in the same file as metrics were originally tracked",
-    "don't overcomplicate",
     "show me json structure for session tracking",
     "ok, create a branch refactor",
     "will this also allow us to test the agent core?",
@@ -535,6 +542,12 @@ PRECISION_CORPUS = [
     "you always do this",
     "Always the same problem with this library.",
     "I prefer option 2",
+    "keep the button on the left for now",
+    "we should update all callers of the parser",
+    "No errors!",
+    "this step is crucial",
+    "make sure it builds when you're done",
+    "I only want the summary",
     "Thanks! I'll take it from here.",
     "テストを直して",
     "これで大丈夫です",
@@ -580,7 +593,11 @@ def real_windows(fixtures: Path, home: Path) -> Iterator[list[Window]]:
 def test_real_transcripts_plant_little_and_only_from_users(
     shared_transcripts: Path, isolated_home: Path
 ) -> None:
-    """Over every real session: at most 5 items each, quotes verbatim, statements only by users."""
+    """Over every real session: few items each, quotes verbatim, every item quoting the user.
+
+    Assistant text is quoted only beside the user's words: the fix of a gotcha
+    the user confirmed, the recommendation a user accepted or refused.
+    """
     sessions = list(real_windows(shared_transcripts, isolated_home))
     assert sessions
     for windows in sessions:
@@ -590,5 +607,7 @@ def test_real_transcripts_plant_little_and_only_from_users(
         for item in items:
             cited = [messages[q.message_id] for q in item.quotes]
             assert all(q.text in m.text for q, m in zip(item.quotes, cited, strict=True))
-            if item.category != "Gotcha":
-                assert {m.role for m in cited} == {"user"}
+            roles = {m.role for m in cited}
+            assert "user" in roles
+            if item.category not in ("Gotcha", "Decision"):
+                assert roles == {"user"}
