@@ -52,6 +52,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
+from dreamd.markdown import closes, opening, opening_with_info
+
 from ._model import Message
 
 __all__ = [
@@ -100,8 +102,6 @@ _REASONING = re.compile(
 )
 _SEARCH = re.compile(r"^<{5,9} (?:SEARCH>?|ORIGINAL)\s*$")
 _REPLACE = re.compile(r"^>{5,9} (?:REPLACE|UPDATED)\s*$")
-_FENCE_OPEN = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([^`\s]*)[^`]*$")
-_FENCE_ANY = re.compile(r"^\s{0,3}(?:`{3,}|~{3,})")
 _DIFF_LANGS = frozenset({"diff", "patch", "udiff"})
 _PATCH_BEGIN, _PATCH_END = "*** Begin Patch", "*** End Patch"
 
@@ -419,7 +419,7 @@ def drop_search_replace(lines: list[str]) -> list[str]:
 def _drop_block_lead(kept: list[str]) -> None:
     """Pop the fence and file-name lines (at most three) that open an edit block."""
     for _ in range(3):
-        if kept and (_FENCE_ANY.match(kept[-1]) or _is_file_name(kept[-1])):
+        if kept and (opening(kept[-1]) is not None or _is_file_name(kept[-1])):
             kept.pop()
         else:
             return
@@ -461,18 +461,19 @@ def drop_file_edits(lines: list[str]) -> list[str]:
     kept: list[str] = []
     index = 0
     while index < len(lines):
-        opener = _FENCE_OPEN.match(lines[index])
+        opener = opening_with_info(lines[index])
         if opener is None:
             kept.append(lines[index])
             index += 1
             continue
-        close = _closing_fence(lines, index, opener.group(1))
+        fence, info = opener
+        close = _closing_fence(lines, index, fence)
         body = lines[index + 1 : close]
         if kept and _is_file_name(kept[-1]):
             kept.pop()
         elif _is_fenced_name(body) and close + 1 < len(lines) and lines[close + 1].strip():
             close = _next_bare_fence(lines, close + 1)
-        elif not _is_diff(opener.group(2), body) and any(line.strip() for line in body):
+        elif not _is_diff(info.split(" ")[0], body) and any(line.strip() for line in body):
             kept.extend(lines[index : close + 1])
         index = close + 1
     return kept
@@ -496,8 +497,7 @@ def _next_bare_fence(lines: list[str], start: int) -> int:
 def _closing_fence(lines: list[str], start: int, fence: str) -> int:
     """Index of the fence closing the block opened at ``start`` (or the last line)."""
     for index in range(start + 1, len(lines)):
-        stripped = lines[index].strip()
-        if stripped.startswith(fence) and not stripped.lstrip(fence[0]):
+        if closes(lines[index], fence):
             return index
     return len(lines)
 
@@ -510,8 +510,9 @@ def _is_diff(language: str, body: list[str]) -> bool:
 
 
 def _is_bare_fence(line: str) -> bool:
-    stripped = line.strip()
-    return bool(stripped) and stripped[0] in "`~" and not stripped.lstrip(stripped[0])
+    """A fence line without a language: the close (or a bare open) of an edit block."""
+    opened = opening_with_info(line)
+    return opened is not None and not opened[1]
 
 
 def _is_file_name(line: str) -> bool:
