@@ -11,7 +11,7 @@ Rules, each one function below:
    unresolved (could not be read: reported, never taken as empty),
    live (written or last message within the guard, or named live: a live
    session is never marked trivial or resolved; a last message more than
-   ``FUTURE_TOLERANCE`` ahead of the clock is a damaged timestamp, reported
+   ``DAMAGED_AHEAD`` ahead of the clock is a damaged timestamp, reported
    in the reason, and the file's time decides: ``damaged_timestamp``),
    resolved (the cursor resolved this exact revision),
    trivial (fewer than 4 messages, no user message, or a machine-written
@@ -78,7 +78,7 @@ SELECTABLE: frozenset[str] = frozenset({"eligible", "partial"})
 _LINES_SHOWN = 20
 
 #: A last message further ahead of the clock than this cannot be real: a damaged timestamp.
-FUTURE_TOLERANCE = timedelta(days=1)
+DAMAGED_AHEAD = timedelta(days=1)
 
 #: Seed 002: sessions of fewer than about four messages are not worth a window.
 MIN_MESSAGES = 4
@@ -192,12 +192,12 @@ def live_reason(
 def damaged_timestamp(info: SessionInfo, now: datetime) -> str | None:
     """Why the session's last-message time cannot be trusted, or None.
 
-    A last message more than ``FUTURE_TOLERANCE`` ahead of ``now`` was never
+    A last message more than ``DAMAGED_AHEAD`` ahead of ``now`` was never
     written at that time: the timestamp is damaged (or the clock that wrote it
     was), and it is reported rather than believed.
     """
     last = info.last_message_at
-    if last is None or last <= now + FUTURE_TOLERANCE:
+    if last is None or last <= now + DAMAGED_AHEAD:
         return None
     shown = last.astimezone(UTC).strftime("%Y-%m-%d %H:%M")
     return (
