@@ -22,9 +22,11 @@ from dreamd.dream import gitmode, proposal, trajectories
 from dreamd.dream.discovery import FolderTarget, discover_folders
 from dreamd.dream.execute import CrashPoint, Executor, sha256_of
 from dreamd.dream.folder import checks, index, promotion, similarity
-from dreamd.dream.folder.budget import invariant_from_disk
+from dreamd.dream.folder.invariant import invariant_from_disk
 from dreamd.dream.folder.inventory import load_folder
-from dreamd.dream.folder.refs import RepoView, check_refs, scope
+from dreamd.dream.folder.pathrefs import scope
+from dreamd.dream.folder.refs import check_refs
+from dreamd.dream.folder.repoview import RepoView
 from dreamd.dream.folder.staleness import (
     CONSULT_DAYS,
     consulted_terms,

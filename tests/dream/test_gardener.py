@@ -10,7 +10,7 @@ from pathlib import Path
 from dreamd.dream.discovery import discover_folders, repo_for_encoded
 from dreamd.dream.execute import CrashPoint, Executor
 from dreamd.dream.folder.inventory import load_folder
-from dreamd.dream.folder.refs import RepoView
+from dreamd.dream.folder.repoview import RepoView
 from dreamd.dream.gardener import DreamRequest, apply_plan, plan_folder, run_dream
 from tests.dream.factories import NOW
 from tests.dream.test_dream_cli import run, topic, tree, write

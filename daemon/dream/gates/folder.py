@@ -41,8 +41,9 @@ import yaml
 
 from dreamd.dream.execute import Executor, sha256_of
 from dreamd.dream.folder.inventory import is_topic_file_name, memory_type, parse_memory_file
-from dreamd.dream.folder.refs import RepoView
-from dreamd.dream.folder.similarity import overlap_ratio, same_subject, significant_words
+from dreamd.dream.folder.repoview import RepoView
+from dreamd.dream.folder.subjects import same_subject
+from dreamd.dream.folder.words import overlap_ratio, significant_words
 from dreamd.dream.gates.rules import (
     credential_reason,
     future_reason,

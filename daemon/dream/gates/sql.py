@@ -24,7 +24,7 @@ from typing import Literal
 
 import msgspec
 
-from dreamd.dream.folder.refs import RepoView
+from dreamd.dream.folder.repoview import RepoView
 from dreamd.dream.gates.flow import StoreRun, scan_views
 from dreamd.dream.gates.rules import near_duplicate, rejection
 from dreamd.errors import StoreError
