@@ -53,7 +53,7 @@ from dreamd.collect.cursor_json import export_cursor, import_cursor
 from dreamd.collect.plan import WritePlan, held_items, load_plan, make_plan, plant, save_plan
 from dreamd.collect.signals import StopCollecting, WindowPending
 from dreamd.errors import SourceError
-from dreamd.fs import CrashPoint
+from dreamd.fswrite import CrashPoint
 from dreamd.inventory import SessionInfo
 from dreamd.logs import get_logger
 from dreamd.readers import Conversation
