@@ -40,13 +40,9 @@ from pathlib import Path
 from typing import Any
 
 from dreamd.dream.folder.inventory import load_folder
-from dreamd.dream.folder.similarity import (
-    Similarity,
-    all_pairs_count,
-    find_similar,
-    overlap_ratio,
-    significant_words,
-)
+from dreamd.dream.folder.pairsearch import all_pairs_count
+from dreamd.dream.folder.similarity import Similarity, find_similar
+from dreamd.dream.folder.words import overlap_ratio, significant_words
 from dreamd.dream.model import MemoryFile, MemoryType
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

@@ -1,49 +1,37 @@
-"""The one file layer: atomic writes, contained operations, safe read-only opens.
+"""The one file layer: checked names, contained folders, safe read-only opens.
 
 Every module that writes a file (stores, the dream, plans and reports, the
 service installer) or reads one it does not own (transcripts, memory files,
-repository files) goes through here, so each guarantee is written once.
+repository files) goes through here and its writing half, ``dreamd.fswrite``,
+so each guarantee is written once.
 
 Invariants:
 
 - A name reaches the file system only as one checked component
   (``check_name``): no separator, no NUL, not ``.`` or ``..``, not absolute,
   at most ``MAX_NAME_BYTES``. Free text becomes such a name only through
-  ``slugify``.
+  ``slugify``. A hidden name ending in ``TEMP_SUFFIX`` is a temp file of a
+  write (``is_temp_name``): never real content, whatever it holds.
 - Contained operations are relative to a directory descriptor. The root
   folder itself may be reached through a symbolic link (a user's moved home);
   everything inside it is opened with ``O_NOFOLLOW`` on each component
   (``open_folder``, ``open_subfolder``, ``open_within``): a symbolic link,
   planted before or during a write, is never followed out of the folder, and
   refusing one raises ``UnsafePath`` with a one-line reason.
-- ``write_new`` writes a hidden temp file (``.<name>.<random>.tmp``), fsyncs
-  it, then publishes it under its name with ``link`` (the no-replace form of
-  ``rename``) and fsyncs the directory. ``replace_file`` and ``write_file`` do
-  the same but ``rename`` over the name. A crash leaves no file, the old bytes
-  or the new ones, never a mix, and at most a temp file, which
-  ``is_temp_name`` tells readers to ignore and ``sweep_temps`` removes.
-- Errors of the descriptor operations: ``StoreError`` when nothing was
-  written, ``WriteUncertain`` from the publishing call on, ``UnsafePath`` for
-  a refused name or link; each chains the ``OSError``. The path-level helpers
-  (``atomic_write``, ``read_regular``) are for files dreamd owns or only reads,
-  and raise ``OSError``.
 - Reads never block and never write: ``O_NONBLOCK`` (a FIFO squatting on a
   name returns at once), regular files only, a size cap.
-- Files dreamd keeps for itself (``atomic_write``: state, plans, reports) are
-  private, folders 0700 and files 0600 whatever the umask; files in a store
-  follow the umask like the agents' own files (``mode=None``), unless the
-  caller names a mode (a service unit other programs read: 0644).
+- Errors of the descriptor operations: ``StoreError``, or ``UnsafePath`` for
+  a refused name or link; each chains the ``OSError``. The path-level helpers
+  (``read_regular``, ``read_if_present``) are for files dreamd only reads,
+  and raise ``OSError``.
 """
 
 from __future__ import annotations
 
 import errno
-import fcntl
 import hashlib
 import os
 import re
-import secrets
-import signal
 import stat
 import unicodedata
 from collections.abc import Iterator
@@ -51,23 +39,22 @@ from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path, PurePath
 from typing import BinaryIO
 
-from dreamd.errors import StoreError, UnsafePath, WriteUncertain
+from dreamd.errors import StoreError, UnsafePath
 
 __all__ = [
+    "CLOEXEC",
     "MAX_NAME_BYTES",
     "MAX_SLUG_BYTES",
+    "PRIVATE_FOLDER",
     "TEMP_SUFFIX",
-    "CrashPoint",
-    "atomic_write",
     "check_name",
     "digest",
-    "exclusive_lock",
+    "error_reason",
     "exists",
     "fsync_dir",
     "is_safe_name",
     "is_temp_name",
     "list_names",
-    "move",
     "open_folder",
     "open_regular",
     "open_subfolder",
@@ -76,12 +63,8 @@ __all__ = [
     "read_if_present",
     "read_regular",
     "regular_status",
-    "replace_file",
     "sha256_of",
     "slugify",
-    "sweep_temps",
-    "write_file",
-    "write_new",
 ]
 
 #: Longest file name most file systems accept (ext4, APFS, btrfs: 255 bytes).
@@ -92,16 +75,14 @@ MAX_SLUG_BYTES = 120
 TEMP_SUFFIX = ".tmp"
 #: Slug of a name with no letter or digit in it.
 FALLBACK_SLUG = "memory"
-#: Mode of the files and folders dreamd creates for itself.
-PRIVATE_FILE = 0o600
+#: Mode of the folders dreamd creates for itself.
 PRIVATE_FOLDER = 0o700
 
-_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
-_DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC
-_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | _CLOEXEC
+#: ``O_CLOEXEC`` where the platform has it: no descriptor leaks into a child process.
+CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | CLOEXEC
+_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | CLOEXEC
 _SEPARATORS = re.compile(r"[^\w]+|_+")
-#: Errors of ``link`` meaning "this file system has no hard links", not "the write failed".
-_NO_HARD_LINKS = frozenset({errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS})
 
 
 # --- Names ----------------------------------------------------------------------------------
@@ -184,9 +165,9 @@ def open_folder(path: Path, *, create: bool, mode: int | None = None) -> Iterato
     try:
         if create:
             _make_folders(path, mode)
-        descriptor = os.open(path, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
+        descriptor = os.open(path, os.O_RDONLY | os.O_DIRECTORY | CLOEXEC)
     except OSError as error:
-        raise StoreError(f"cannot open the folder {path}: {_reason(error)}") from error
+        raise StoreError(f"cannot open the folder {path}: {error_reason(error)}") from error
     try:
         yield descriptor
     finally:
@@ -230,7 +211,7 @@ def _open_subfolder(parent: int, name: str, *, create: bool) -> int | None:
     except OSError as error:
         if error.errno in (errno.ELOOP, errno.ENOTDIR) and _is_symlink(parent, name):
             raise UnsafePath(f"refusing {name!r}: it is a symbolic link") from error
-        raise StoreError(f"cannot open the folder {name!r}: {_reason(error)}") from error
+        raise StoreError(f"cannot open the folder {name!r}: {error_reason(error)}") from error
 
 
 @contextmanager
@@ -264,7 +245,7 @@ def list_names(folder: int) -> list[str]:
     try:
         return sorted(os.listdir(folder))
     except OSError as error:
-        raise StoreError(f"cannot list the folder: {_reason(error)}") from error
+        raise StoreError(f"cannot list the folder: {error_reason(error)}") from error
 
 
 def fsync_dir(directory: Path | int) -> None:
@@ -272,7 +253,7 @@ def fsync_dir(directory: Path | int) -> None:
     if isinstance(directory, int):
         os.fsync(directory)
         return
-    descriptor = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
+    descriptor = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | CLOEXEC)
     try:
         os.fsync(descriptor)
     finally:
@@ -335,7 +316,7 @@ def read_file(folder: int, name: str, *, max_bytes: int) -> bytes | None:
     except OSError as error:
         if error.errno == errno.ELOOP:
             return None
-        raise StoreError(f"cannot read {name!r}: {_reason(error)}") from error
+        raise StoreError(f"cannot read {name!r}: {error_reason(error)}") from error
     try:
         with os.fdopen(descriptor, "rb") as handle:
             status = os.fstat(handle.fileno())
@@ -343,7 +324,7 @@ def read_file(folder: int, name: str, *, max_bytes: int) -> bytes | None:
                 return None
             data = handle.read(max_bytes + 1)
     except OSError as error:
-        raise StoreError(f"cannot read {name!r}: {_reason(error)}") from error
+        raise StoreError(f"cannot read {name!r}: {error_reason(error)}") from error
     return None if len(data) > max_bytes else data
 
 
@@ -355,232 +336,10 @@ def exists(folder: int, name: str) -> bool:
     except FileNotFoundError:
         return False
     except OSError as error:
-        raise StoreError(f"cannot look up {name!r}: {_reason(error)}") from error
+        raise StoreError(f"cannot look up {name!r}: {error_reason(error)}") from error
     return True
 
 
-# --- Writing ----------------------------------------------------------------------------------
-
-
-def write_new(folder: int, name: str, data: bytes, *, mode: int | None = None) -> bool:
-    """Create file ``name`` in ``folder`` holding ``data``, atomically and durably.
-
-    Returns False, having written nothing, when ``name`` is already taken (by
-    anything, a symbolic link included). Raises ``StoreError`` when nothing
-    was written and ``WriteUncertain`` when the file may exist.
-    """
-    check_name(name)
-    temp = _write_temp(folder, name, data, mode)
-    try:
-        published = _publish(folder, temp, name)
-    except OSError as error:
-        _discard(folder, temp)
-        raise WriteUncertain(f"writing {name!r} broke off: {_reason(error)}") from error
-    _discard(folder, temp)
-    if not published:
-        return False
-    _sync(folder, name, "written")
-    return True
-
-
-def replace_file(folder: int, name: str, data: bytes, *, mode: int | None = None) -> None:
-    """Replace existing regular file ``name`` in ``folder`` with ``data``, atomically, durably.
-
-    Callers hold ``exclusive_lock`` on the folder and have just read the file.
-    Raises ``StoreError`` when nothing was replaced (the name is no longer a
-    regular file, or the temp file could not be written), ``UnsafePath`` when
-    it is a link, and ``WriteUncertain`` from the ``rename`` on.
-    """
-    check_name(name)
-    try:
-        status = os.stat(name, dir_fd=folder, follow_symlinks=False)
-    except OSError as error:
-        raise StoreError(f"cannot replace {name!r}: {_reason(error)}") from error
-    if stat.S_ISLNK(status.st_mode):
-        raise UnsafePath(f"refusing to replace {name!r}: it is a symbolic link")
-    if not stat.S_ISREG(status.st_mode):
-        raise StoreError(f"refusing to replace {name!r}: not a regular file")
-    if mode is None:
-        mode = stat.S_IMODE(status.st_mode)  # a rewrite keeps the file's mode
-    _rename_in(folder, _write_temp(folder, name, data, mode), name)
-
-
-def write_file(folder: int, name: str, data: bytes, *, mode: int | None = None) -> None:
-    """Create or replace file ``name`` in ``folder`` with ``data``, atomically and durably.
-
-    A symbolic link or anything but a regular file under the name is refused.
-    """
-    check_name(name)
-    try:
-        status: os.stat_result | None = os.stat(name, dir_fd=folder, follow_symlinks=False)
-    except FileNotFoundError:
-        status = None
-    except OSError as error:
-        raise StoreError(f"cannot write {name!r}: {_reason(error)}") from error
-    if status is not None and stat.S_ISLNK(status.st_mode):
-        raise UnsafePath(f"refusing to write {name!r}: it is a symbolic link")
-    if status is not None and not stat.S_ISREG(status.st_mode):
-        raise StoreError(f"refusing to write {name!r}: not a regular file")
-    if status is not None and mode is None:
-        mode = stat.S_IMODE(status.st_mode)  # a rewrite keeps the file's mode
-    _rename_in(folder, _write_temp(folder, name, data, mode), name)
-
-
-def _rename_in(folder: int, temp: str, name: str) -> None:
-    try:
-        os.rename(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
-    except OSError as error:
-        _discard(folder, temp)
-        raise WriteUncertain(f"replacing {name!r} broke off: {_reason(error)}") from error
-    _sync(folder, name, "replaced")
-
-
-def move(source: int, name: str, target: int, new_name: str) -> None:
-    """Move file ``name`` from folder ``source`` to folder ``target`` as ``new_name``.
-
-    Never replaces: an existing ``new_name`` (a link included) is refused.
-    The link in ``source`` itself is moved, never what it points to. Both
-    folders are fsynced afterwards.
-    """
-    check_name(name)
-    if exists(target, check_name(new_name)):
-        raise StoreError(f"refusing to move {name!r}: {new_name!r} is taken")
-    try:
-        os.rename(name, new_name, src_dir_fd=source, dst_dir_fd=target)
-    except OSError as error:
-        raise StoreError(f"cannot move {name!r}: {_reason(error)}") from error
-    _sync(target, new_name, "moved")
-    _sync(source, name, "moved")
-
-
-def _sync(folder: int, name: str, done: str) -> None:
-    try:
-        os.fsync(folder)
-    except OSError as error:
-        raise WriteUncertain(f"{name!r} was {done} but not synced: {_reason(error)}") from error
-
-
-def _write_temp(folder: int, name: str, data: bytes, mode: int | None) -> str:
-    """A new fsynced temp file of ``name`` holding ``data``, by its name; ``StoreError``
-    (no temp file left) when it cannot be written."""
-    temp = check_name(f".{name}.{secrets.token_hex(6)}{TEMP_SUFFIX}")
-    try:
-        _write_durably(folder, temp, data, mode)
-    except OSError as error:
-        _discard(folder, temp)
-        raise StoreError(f"cannot write {name!r}: {_reason(error)}") from error
-    return temp
-
-
-def _write_durably(folder: int, name: str, data: bytes, mode: int | None) -> None:
-    """Write a new file and fsync it; created exclusively, never through a link, with
-    ``mode`` whatever the umask (None: 0666 under the umask)."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _CLOEXEC
-    descriptor = os.open(name, flags, 0o666 if mode is None else mode, dir_fd=folder)
-    try:
-        if mode is not None:
-            os.fchmod(descriptor, mode)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(descriptor, view) :]
-        os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-
-
-def _publish(folder: int, temp: str, name: str) -> bool:
-    """Give the fsynced ``temp`` its final ``name`` unless taken; False when taken."""
-    try:
-        os.link(temp, name, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
-    except FileExistsError:
-        return False
-    except OSError as error:
-        if error.errno not in _NO_HARD_LINKS:
-            raise
-        # No hard links here (some FUSE and network file systems): rename, after a check
-        # that is only safe because callers hold ``exclusive_lock`` on the folder.
-        if exists(folder, name):
-            return False
-        os.rename(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
-    return True
-
-
-def _discard(folder: int, name: str) -> None:
-    """Remove a temp file; a leftover is harmless (readers skip it), so errors are ignored."""
-    with suppress(OSError):
-        os.unlink(name, dir_fd=folder)
-
-
-def sweep_temps(folder: int, *, now: float, older_than: float, prefix: str = "") -> int:
-    """Remove temp files last modified more than ``older_than`` seconds before ``now``.
-
-    Younger ones may belong to a write in progress in another process. With
-    ``prefix`` (``.<name>.``), only the temp files of that one file.
-    """
-    removed = 0
-    for name in list_names(folder):
-        if not (name.startswith(prefix) and is_temp_name(name)):
-            continue
-        try:
-            status = os.stat(name, dir_fd=folder, follow_symlinks=False)
-            if now - status.st_mtime > older_than:
-                os.unlink(name, dir_fd=folder)
-                removed += 1
-        except OSError:
-            continue
-    return removed
-
-
-def atomic_write(path: Path, content: bytes, *, mode: int = PRIVATE_FILE) -> None:
-    """Create or replace ``path`` (a file dreamd owns) atomically and durably.
-
-    Its folder is created (private) when missing; the name itself is never
-    followed as a link. Raises ``OSError`` (the layer's errors chain one).
-    """
-    try:
-        with open_folder(path.parent, create=True, mode=PRIVATE_FOLDER) as folder:
-            write_file(folder, path.name, content, mode=mode)
-    except (StoreError, UnsafePath) as error:
-        cause = error.__cause__
-        raise (cause if isinstance(cause, OSError) else OSError(errno.EIO, str(error))) from error
-
-
-@contextmanager
-def exclusive_lock(folder: int, name: str) -> Iterator[None]:
-    """Hold an exclusive ``flock`` on file ``name`` in ``folder`` (released on exit or death)."""
-    check_name(name)
-    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | _CLOEXEC
-    try:
-        descriptor = os.open(name, flags, PRIVATE_FILE, dir_fd=folder)
-    except OSError as error:
-        raise StoreError(f"cannot open the lock {name!r}: {_reason(error)}") from error
-    try:
-        try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX)
-        except OSError as error:
-            raise StoreError(f"cannot take the lock {name!r}: {_reason(error)}") from error
-        yield
-    finally:
-        os.close(descriptor)
-
-
-def _reason(error: OSError) -> str:
+def error_reason(error: OSError) -> str:
+    """An ``OSError`` as our messages end: its reason, lower case, without the path."""
     return (error.strerror or str(error)).lower()
-
-
-# --- Crash tests ------------------------------------------------------------------------------
-
-
-class CrashPoint:
-    """Fault injection for crash tests: ``DREAMD_TEST_CRASH_AT=<n>`` kills the process
-    (SIGKILL) at the n-th ``tick``. Unset in real use, it does nothing."""
-
-    def __init__(self, variable: str = "DREAMD_TEST_CRASH_AT") -> None:
-        value = os.environ.get(variable, "")
-        self.at = int(value) if value.isdigit() else None
-        self.count = 0
-
-    def tick(self) -> None:
-        self.count += 1
-        if self.at is not None and self.count == self.at:
-            os.kill(os.getpid(), signal.SIGKILL)

@@ -41,16 +41,8 @@ from typing import ClassVar, Generic, Protocol, TypeVar
 
 from dreamd.agentdirs import expand_home
 from dreamd.errors import StoreError
-from dreamd.fs import (
-    check_name,
-    digest,
-    exclusive_lock,
-    open_folder,
-    read_file,
-    replace_file,
-    sweep_temps,
-    write_new,
-)
+from dreamd.fs import check_name, digest, open_folder, read_file
+from dreamd.fswrite import exclusive_lock, replace_file, sweep_temps, write_new
 
 from ._codec import key_hash
 from ._item import MemoryItem, Receipt

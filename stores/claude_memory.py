@@ -43,18 +43,15 @@ from dreamd.agentdirs import claude_dir
 from dreamd.errors import StoreError
 from dreamd.fs import (
     digest,
-    exclusive_lock,
     exists,
     is_safe_name,
     list_names,
     open_folder,
     open_subfolder,
     read_file,
-    replace_file,
     slugify,
-    sweep_temps,
-    write_new,
 )
+from dreamd.fswrite import exclusive_lock, replace_file, sweep_temps, write_new
 
 from ._item import MemoryItem, Quote, Receipt
 from ._protocol import Capabilities, HeldItem

@@ -9,12 +9,11 @@ Rules (seed 002 phase 4, SPEC "Stores", issue 4 item 4):
   same key never makes a second row.
 - "Make new items clearly new": rows are planted with ``status = 'new'``;
   the validate gate changes the status, the collector never does.
-- SQLite is driven as the state database is (ENGINEERING-NOTES): pysqlite's
-  implicit transactions off, every transaction ``BEGIN IMMEDIATE``, a busy
-  timeout, WAL; and ``synchronous = FULL``, because the cursor checkpoint
-  relies on a receipt surviving a power cut.
+- The engine (``stores/_sqlengine.py``): SQLite driven as the state database
+  is, with ``synchronous = FULL``; PostgreSQL through psycopg 3.
 - Text no portable column holds (NUL, which PostgreSQL refuses, and lone
-  surrogates) is refused on every backend, before the database is touched.
+  surrogates) is refused on every backend, before the database is touched
+  (``stores/_sqlrows.py``).
 - Errors: driver errors become ``StoreError``; an error while committing an
   insert becomes ``WriteUncertain`` (the row may exist: reconcile with
   ``find``). Both chain the driver's error.
@@ -23,9 +22,8 @@ Rules (seed 002 phase 4, SPEC "Stores", issue 4 item 4):
   SQLite ``BEGIN IMMEDIATE``), so daemons starting together create them
   once; versioned in ``dreamd_schema`` with one ``MIGRATIONS`` step per
   version. A store newer than this dreamd is refused, never written.
-- PostgreSQL (``stores/_postgres.py``): ``postgres://`` and ``postgresql://``
-  use psycopg 3; connections are pre-pinged and time out. ``dream_lease``
-  lets one host at a time dream over a shared store; the others skip it.
+- PostgreSQL (``stores/_postgres.py``): ``dream_lease`` lets one host at a
+  time dream over a shared store; the others skip it.
 - Receipts: location ``memory_item/<id>``; digest ``item_digest`` of the row
   as read back, so any change to a stored field fails ``verify``.
 - ``update`` rewrites a row only while its status is ``new`` and only if it
@@ -45,19 +43,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Engine, Row, create_engine, select
+from sqlalchemy import Connection, Engine, Row, select
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from dreamd.errors import StoreError, WriteUncertain
-from dreamd.sqlite import tune_for_writers
 
-from ._codec import item_texts
 from ._item import MemoryItem, Receipt
 from ._postgres import (
     DREAM_LOCK,
-    driver_url,
-    engine_options,
     holder_of,
     is_postgres,
     release_lease,
@@ -66,8 +60,17 @@ from ._postgres import (
 )
 from ._protocol import Capabilities, HeldItem
 from ._registry import StoreContext, StoreSpec, StoreTable
+from ._sqlengine import drop_connection, open_engine, reason, shown
+from ._sqlrows import (
+    check_key,
+    check_text,
+    key_names_row,
+    location_row,
+    rewrite,
+    row_by_key,
+    row_holding,
+)
 from ._sqlschema import (
-    MAX_OP_KEY,
     MIGRATIONS,
     SCHEMA_VERSION,
     STATUS_NEW,
@@ -75,7 +78,6 @@ from ._sqlschema import (
     memory_item,
     memory_item_op,
     metadata,
-    prepare_schema,
     row_digest,
     row_values,
     schema_steps,
@@ -131,7 +133,7 @@ class SqlStore:
     @property
     def name(self) -> str:
         """``sql:<url>``, the password hidden."""
-        return f"sql:{_shown(self.url)}"
+        return f"sql:{shown(self.url)}"
 
     @property
     def capabilities(self) -> Capabilities:
@@ -143,7 +145,7 @@ class SqlStore:
     def engine(self) -> Engine:
         """The store's engine, created with the table on first use."""
         if self._engine is None:
-            self._engine = _open_engine(self.url)
+            self._engine = open_engine(self.url)
         return self._engine
 
     @contextmanager
@@ -164,9 +166,9 @@ class SqlStore:
             held = try_lease(connection, key, self.host)
             lease = DreamLease(held, None if held else holder_of(connection, key))
         except SQLAlchemyError as error:
-            _drop(connection)
+            drop_connection(connection)
             raise StoreError(
-                f"cannot ask {self.name} for the dream lease: {_reason(error)}"
+                f"cannot ask {self.name} for the dream lease: {reason(error)}"
             ) from error
         try:
             yield lease
@@ -175,7 +177,7 @@ class SqlStore:
                 release_lease(connection, key, held=held)
                 connection.close()
             except SQLAlchemyError:
-                _drop(connection)  # the server frees a dropped session's locks
+                drop_connection(connection)  # the server frees a dropped session's locks
 
     def close(self) -> None:
         """Release the engine's connections (the store can be used again afterwards)."""
@@ -186,13 +188,13 @@ class SqlStore:
     def find(self, op_key: str) -> Receipt | None:
         """The receipt of the row written or updated under ``op_key``, or None."""
         with self._transaction() as connection:
-            row = _row_holding(connection, op_key)
+            row = row_holding(connection, op_key)
         return None if row is None else self._receipt(row, op_key)
 
     def write(self, op_key: str, item: MemoryItem) -> Receipt:
         """Insert ``item`` as a ``new`` row under ``op_key``, unless the key is already held."""
-        _check_key(op_key)
-        _check_text(item)
+        check_key(op_key)
+        check_text(item)
         values = row_values(op_key, item, host=self.host, now=self._clock())
         try:
             return self._insert_once(op_key, values)
@@ -205,22 +207,22 @@ class SqlStore:
 
     def verify(self, receipt: Receipt, op_key: str) -> bool:
         """Whether the receipt's row still holds, field for field, what was written."""
-        row_id = _row_id(receipt.location)
+        row_id = location_row(receipt.location)
         if receipt.store != self.name or receipt.op_key != op_key or row_id is None:
             return False
         with self._transaction() as connection:
             row = connection.execute(select(memory_item).where(memory_item.c.id == row_id)).first()
-            holds = row is not None and _holds(connection, row, op_key)
+            holds = row is not None and key_names_row(connection, row, op_key)
         return row is not None and holds and row_digest(row) == receipt.digest
 
     def read(self, receipt: Receipt) -> MemoryItem | None:
         """The item in the receipt's row as it is now; None when gone or no longer an item."""
-        row_id = _row_id(receipt.location)
+        row_id = location_row(receipt.location)
         if row_id is None:
             return None
         with self._transaction() as connection:
             row = connection.execute(select(memory_item).where(memory_item.c.id == row_id)).first()
-            holds = row is not None and _holds(connection, row, receipt.op_key)
+            holds = row is not None and key_names_row(connection, row, receipt.op_key)
         return item_or_none(row) if row is not None and holds else None
 
     def items_from(self, source: str) -> list[HeldItem]:
@@ -238,9 +240,9 @@ class SqlStore:
 
     def update(self, op_key: str, target: Receipt, item: MemoryItem) -> Receipt | None:
         """Rewrite the ``new`` row ``target`` names; None when accepted, gone or changed."""
-        _check_key(op_key)
-        _check_text(item)
-        row_id = _row_id(target.location)
+        check_key(op_key)
+        check_text(item)
+        row_id = location_row(target.location)
         if row_id is None or target.store != self.name:
             return self.find(op_key)
         try:
@@ -258,10 +260,10 @@ class SqlStore:
         """Look up, rewrite if still as read, read back; only a rewrite's commit is uncertain."""
 
         def step(connection: Connection) -> tuple[Receipt | None, bool]:
-            row = _row_holding(connection, op_key)
+            row = row_holding(connection, op_key)
             if row is not None:
                 return self._receipt(row, op_key), False
-            row = _rewrite(connection, row_id, target, item, op_key, now=self._clock())
+            row = rewrite(connection, row_id, target, item, op_key, now=self._clock())
             return (None, False) if row is None else (self._receipt(row, op_key), True)
 
         return self._once(step)
@@ -270,11 +272,11 @@ class SqlStore:
         """Look up, insert if absent, read back; only the commit of an insert is uncertain."""
 
         def step(connection: Connection) -> tuple[Receipt, bool]:
-            row = _row_holding(connection, op_key)
+            row = row_holding(connection, op_key)
             inserted = row is None
             if row is None:
                 connection.execute(memory_item.insert().values(values))
-                row = _row_by_key(connection, op_key)
+                row = row_by_key(connection, op_key)
             assert row is not None  # read back inside the inserting transaction
             return self._receipt(row, op_key), inserted
 
@@ -315,7 +317,7 @@ class SqlStore:
     def status_of(self, op_key: str) -> str | None:
         """The status of the row written under ``op_key`` (None when there is none)."""
         with self._transaction() as connection:
-            row = _row_by_key(connection, op_key)
+            row = row_by_key(connection, op_key)
         return None if row is None else str(row.status)
 
     def set_status(self, op_key: str, status: str, *, expected: str) -> bool:
@@ -336,7 +338,7 @@ class SqlStore:
         try:
             return self.engine.connect()
         except SQLAlchemyError as error:
-            raise StoreError(f"cannot reach the store {self.name}: {_reason(error)}") from error
+            raise StoreError(f"cannot reach the store {self.name}: {reason(error)}") from error
 
     @contextmanager
     def _transaction(self) -> Iterator[Connection]:
@@ -351,145 +353,6 @@ class SqlStore:
         """The receipt for ``op_key`` (the row's own key by default) and the row as it is."""
         key = row.op_key if op_key is None else op_key
         return Receipt(self.name, key, f"memory_item/{row.id}", row_digest(row))
-
-
-def _check_key(op_key: str) -> None:
-    if not op_key or len(op_key) > MAX_OP_KEY:
-        raise StoreError(f"an operation key must have 1 to {MAX_OP_KEY} characters")
-
-
-def _check_text(item: MemoryItem) -> None:
-    """Refuse text no portable SQL column holds: NUL (PostgreSQL) and lone surrogates."""
-    for value in item_texts(item):
-        if "\x00" in value:
-            raise StoreError(f"item {item.name!r} holds a NUL character, which SQL text cannot")
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as error:
-            raise StoreError(f"item {item.name!r} holds text that is not valid Unicode") from error
-
-
-def _row_by_key(connection: Connection, op_key: str) -> Row[Any] | None:
-    return connection.execute(select(memory_item).where(memory_item.c.op_key == op_key)).first()
-
-
-def _row_holding(connection: Connection, op_key: str) -> Row[Any] | None:
-    """The row ``op_key`` wrote: its own key, else one of the updates applied to it."""
-    row = _row_by_key(connection, op_key)
-    if row is not None:
-        return row
-    updated = select(memory_item).join(memory_item_op, memory_item_op.c.item_id == memory_item.c.id)
-    return connection.execute(updated.where(memory_item_op.c.op_key == op_key)).first()
-
-
-def _holds(connection: Connection, row: Row[Any], op_key: str) -> bool:
-    """Whether ``op_key`` names ``row`` (its own key or an update applied to it)."""
-    if row.op_key == op_key:
-        return True
-    applied = select(memory_item_op.c.item_id).where(memory_item_op.c.op_key == op_key)
-    return bool(connection.execute(applied).scalar() == row.id)
-
-
-def _rewrite(
-    connection: Connection,
-    row_id: int,
-    target: Receipt,
-    item: MemoryItem,
-    op_key: str,
-    *,
-    now: datetime,
-) -> Row[Any] | None:
-    """Inside a transaction: rewrite a ``new`` row still as ``target`` read it; None if not."""
-    query = select(memory_item).where(memory_item.c.id == row_id).with_for_update()
-    row = connection.execute(query).first()
-    if row is None or row.op_key != target.op_key or row.status != STATUS_NEW:
-        return None
-    current = item_or_none(row)
-    if current is None or row_digest(row) != target.digest:
-        return None
-    if (item.source, item.type, item.name) != (current.source, current.type, current.name):
-        raise StoreError(f"an update cannot change what item {current.name!r} is")
-    fields = row_values(row.op_key, item, host=row.host, now=row.created_at)
-    changes = {key: fields[key] for key in ITEM_FIELDS}
-    connection.execute(
-        memory_item.update()
-        .where(memory_item.c.id == row_id, memory_item.c.status == STATUS_NEW)
-        .values(changes)
-    )
-    connection.execute(
-        memory_item_op.insert().values(op_key=op_key, item_id=row_id, created_at=now)
-    )
-    return connection.execute(select(memory_item).where(memory_item.c.id == row_id)).first()
-
-
-def _row_id(location: str) -> int | None:
-    table, _, number = location.partition("/")
-    if table != memory_item.name or not number.isdigit() or not number.isascii():
-        return None
-    return int(number)
-
-
-def _open_engine(url: URL) -> Engine:
-    """An engine on ``url`` with the store's tables ready (SQLite tuned for safe writers)."""
-    try:
-        if url.get_backend_name() == "sqlite":
-            engine = _sqlite_engine(url)
-        elif is_postgres(url):
-            engine = create_engine(driver_url(url), **engine_options(url))
-        else:
-            engine = create_engine(url, pool_pre_ping=True)
-    except ImportError as error:
-        missing = (
-            "the PostgreSQL driver psycopg 3 is not installed: pip install 'dreamd[postgres]'"
-            if is_postgres(url)
-            else f"its driver is not installed ({error})"
-        )
-        raise StoreError(f"cannot open the store {_shown(url)}: {missing}") from error
-    except (SQLAlchemyError, OSError) as error:
-        raise StoreError(f"cannot open the store {_shown(url)}: {error}") from error
-    try:
-        connection = engine.connect()
-    except SQLAlchemyError as error:
-        engine.dispose()
-        raise StoreError(f"cannot reach the store {_shown(url)}: {_reason(error)}") from error
-    try:
-        with connection:
-            prepare_schema(connection, postgres=is_postgres(url))
-    except SQLAlchemyError as error:
-        engine.dispose()
-        raise StoreError(f"cannot create the tables in {_shown(url)}: {_reason(error)}") from error
-    except StoreError:
-        engine.dispose()
-        raise
-    return engine
-
-
-def _sqlite_engine(url: URL) -> Engine:
-    database = url.database or ""
-    if database and database != ":memory:" and not database.startswith("file:"):
-        Path(database).parent.mkdir(parents=True, exist_ok=True)
-    return tune_for_writers(create_engine(url), synchronous="FULL")
-
-
-def _shown(url: URL) -> str:
-    """The URL as reports show it: the password, also one given as a query option, hidden."""
-    if "password" in url.query:
-        url = url.update_query_dict({"password": "***"})
-    return url.render_as_string(hide_password=True)
-
-
-def _reason(error: SQLAlchemyError) -> str:
-    """The driver's own message on one line (the chained error keeps the rest)."""
-    message = str(error.orig) if isinstance(error, DBAPIError) else str(error)
-    return " ".join(message.split())
-
-
-def _drop(connection: Connection) -> None:
-    """Close ``connection`` for good: it never goes back to the pool."""
-    with suppress(SQLAlchemyError):
-        connection.invalidate()
-    with suppress(SQLAlchemyError):
-        connection.close()
 
 
 # --- the registry's entry ----------------------------------------------------------------------

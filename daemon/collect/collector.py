@@ -54,7 +54,7 @@ from dreamd.collect.cursorstate import (
 from dreamd.collect.plan import WritePlan, held_items, load_plan, make_plan, plant, save_plan
 from dreamd.collect.signals import StopCollecting, WindowPending
 from dreamd.errors import SourceError
-from dreamd.fs import CrashPoint
+from dreamd.fswrite import CrashPoint
 from dreamd.logs import get_logger
 from dreamd.readers import Conversation
 from dreamd.selection import Selection, SelectionPolicy, damage_note, select

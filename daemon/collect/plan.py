@@ -39,7 +39,7 @@ import msgspec
 
 from dreamd.collect.pipeline import item_identity, merge_items
 from dreamd.errors import StoreError, WriteUncertain
-from dreamd.fs import atomic_write
+from dreamd.fswrite import atomic_write
 from dreamd.stores import HeldItem, MemoryItem, Receipt, Store, item_from_json, item_to_json
 
 __all__ = [

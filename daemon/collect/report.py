@@ -11,7 +11,7 @@ import msgspec
 
 from dreamd.collect.collector import CollectResult
 from dreamd.errors import StateError
-from dreamd.fs import atomic_write
+from dreamd.fswrite import atomic_write
 from dreamd.readers import isoformat
 from dreamd.selection import SELECTABLE
 

@@ -31,9 +31,10 @@ from typing import Any
 
 import msgspec
 
-from dreamd import fs
+from dreamd import fs, fswrite
 from dreamd.errors import Refused, UnsafePath
-from dreamd.fs import CrashPoint, atomic_write, digest, sha256_of
+from dreamd.fs import digest, sha256_of
+from dreamd.fswrite import CrashPoint, atomic_write
 
 __all__ = [
     "CrashPoint",
@@ -123,7 +124,7 @@ class Executor:
                 src = str(self.folder / inside(self.folder, path))
                 entry = {"op": "move", "src": src, "dst": str(destination), "sha256": digest(data)}
                 self._record(entry)
-                fs.move(source, name, bin_, target)
+                fswrite.move(source, name, bin_, target)
         return destination
 
     def trash_dir(self) -> Path:
@@ -176,7 +177,7 @@ class Executor:
                     "new_sha256": digest(content),
                 }
             )
-            fs.write_file(parent, name, content)
+            fswrite.write_file(parent, name, content)
         return True
 
 

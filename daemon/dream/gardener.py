@@ -24,9 +24,9 @@ from dreamd.dream import gitmode, trajectories
 from dreamd.dream.apply import apply_pending, apply_plan, executor_for, with_changes
 from dreamd.dream.discovery import FolderTarget, discover_folders
 from dreamd.dream.folder import checks, promotion
-from dreamd.dream.folder.budget import invariant_from_disk
+from dreamd.dream.folder.invariant import invariant_from_disk
 from dreamd.dream.folder.inventory import load_folder
-from dreamd.dream.folder.refs import RepoView
+from dreamd.dream.folder.repoview import RepoView
 from dreamd.dream.folder.staleness import (
     CONSULT_DAYS,
     consulted_terms,

@@ -28,7 +28,8 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from dreamd.dream.folder.checks import Finding, RelativeDate, relative_date_mentions
+from dreamd.dream.folder.checks import Finding
+from dreamd.dream.folder.dates import RelativeDate, relative_date_mentions
 from dreamd.errors import DreamdError, Refused
 
 __all__ = [

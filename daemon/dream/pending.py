@@ -18,7 +18,7 @@ from typing import Any
 import msgspec
 
 from dreamd.dream import proposal
-from dreamd.fs import atomic_write
+from dreamd.fswrite import atomic_write
 
 __all__ = ["PendingFile", "folder_slug", "load_pending", "pending_files", "write_pending"]
 

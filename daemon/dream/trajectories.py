@@ -8,28 +8,14 @@ release-channel copies ``<app>-<channel>.db`` included (``locate``). When
 them: absolute, or relative to the data directory; ``:memory:`` means there
 is no file. A folder under no ``memory`` directory has no trajectories.
 
-Read-only, always: databases are opened with the OpenCode reader's own
-helpers (``mode=ro``, ``immutable=1`` when no ``-wal``/``-journal`` lies
-beside the file, ``query_only``; refused while a rollback journal shows a
-write in progress, and while a ``-wal`` lies there without its ``-shm`` (an
-exclusive writer holds it, or one crashed): SQLite would create the ``-shm``
-on a read-only open. So no ``-wal``/``-shm`` file is ever created, nothing is
-checkpointed, the directory listing stays as it was.
-
-The questions, one parameterised query each, each with a bound:
-
-- which of the cited ``[session-id]`` sources exist (``_known_sessions``,
-  in chunks of ``_CHUNK`` ids, at most ``MAX_CITED``);
-- which sessions the window holds (``_window_sessions``): updated within
-  ``WINDOW_DAYS`` of now, the seed's default (a shorter history is then all
-  of it), only the folder's project when it is known, newest first, at most
-  ``MAX_WINDOW_SESSIONS``;
-- which claims the parts of some sessions show (``_part_texts``, ``_Scan``):
-  text, tool input and tool output all live in ``part.data``. The rows are
-  read once per pass (the window, then each cited session outside it) and
-  every open claim is looked for in them: a substring test, then a
-  word-boundary match. At most ``MAX_CLAIMS`` claims and ``MAX_SCAN_CHARS``
-  characters per database; a scan cut short refutes nothing and is reported.
+Read-only, always: the queries and the refusals that keep a database as it
+was are in ``dreamd.dream.trajectorydb``; the claims and the sessions the
+index cites in ``dreamd.dream.claims``. The window is the sessions updated
+within ``WINDOW_DAYS`` of now, the seed's default (a shorter history is then
+all of it). The rows of the parts are read once per pass (the window, then
+each cited session outside it) and every open claim is looked for in them
+(``_Scan``), at most ``MAX_SCAN_CHARS`` characters per database; a scan cut
+short refutes nothing and is reported.
 
 Measured (``benchmarks/trajectories.py``, 100,000 parts, 124 M characters,
 80 claims): a first design, one ``instr`` query per claim, took about 0.2 s
@@ -58,8 +44,6 @@ on. ``gather`` never raises for a database's sake.
 
 from __future__ import annotations
 
-import json
-import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import closing
@@ -67,13 +51,18 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from dreamd.dream.folder import checks
+from dreamd.dream.claims import Needle, cited_sessions, claims_with_sources, source_ids
+from dreamd.dream.folder import checks, sections
+from dreamd.dream.trajectorydb import (
+    known_sessions,
+    part_texts,
+    window_sessions,
+)
 from dreamd.readers.opencode import (
     MIMOCODE_READER,
     OPENCODE_READER,
     OpenCodeReader,
     UnreadableSession,
-    column,
     db_override,
     failure_reason,
     open_database,
@@ -81,36 +70,23 @@ from dreamd.readers.opencode import (
 )
 
 __all__ = [
-    "MAX_CITED",
-    "MAX_CLAIMS",
     "MAX_SCAN_CHARS",
-    "MAX_WINDOW_SESSIONS",
     "WINDOW_DAYS",
     "Evidence",
-    "Needle",
-    "claims_with_sources",
+    "Verify",
     "confirmed_first",
     "data_dir_of",
     "findings",
     "gather",
     "locate",
-    "source_ids",
 ]
 
 #: Seed 003: the dream looks back over the last seven days of sessions.
 WINDOW_DAYS = 7
-#: Newest sessions of the window searched per database.
-MAX_WINDOW_SESSIONS = 200
-#: Claims checked per folder, in text order; a 10 KB index holds far fewer.
-MAX_CLAIMS = 200
-#: Cited session ids looked up per folder.
-MAX_CITED = 1000
 #: Characters of part text read per database, at most (about as many bytes).
 MAX_SCAN_CHARS = 64 * 2**20
 #: Part texts are searched in batches of about this many characters.
 _BATCH_CHARS = 2 * 2**20
-#: Bound parameters per ``IN`` list, well under SQLite's oldest limit (999).
-_CHUNK = 400
 
 #: Each tool's reader and the variable that moves its database.
 _TOOLS: tuple[tuple[OpenCodeReader, str], ...] = (
@@ -154,103 +130,6 @@ def _tool_databases(
         if override is not None:
             return [override]
     return reader.databases(data)
-
-
-# -- What the index claims and cites (pure) ----------------------------------------------------
-
-_MARK_TAIL = re.compile(r"\s*\[unverified\]\s*$", re.IGNORECASE)
-_SOURCE_TAIL = re.compile(r"\[([^\[\]\n]+)\]\s*$")
-_SOURCE_ID = re.compile(r"^[\w.:\-]*[\d_:\-][\w.:\-]*$")
-
-
-def source_ids(entry_text: str) -> tuple[str, ...]:
-    """The ``[session-id]`` sources an entry ends with (``[a, b]`` gives both), marks ignored.
-
-    An id holds a digit, ``_``, ``-`` or ``:`` (as ``checks`` requires), so
-    ``[TODO]`` is not a source.
-    """
-    tail = entry_text.rstrip()
-    while _MARK_TAIL.search(tail):
-        tail = _MARK_TAIL.sub("", tail)
-    match = _SOURCE_TAIL.search(tail)
-    if match is None:
-        return ()
-    ids = [part.strip() for part in re.split(r"[,;]", match.group(1))]
-    if not all(_SOURCE_ID.match(sid) for sid in ids):
-        return ()
-    return tuple(dict.fromkeys(ids))
-
-
-def claims_with_sources(index_text: str) -> dict[str, frozenset[str]]:
-    """Every claim of the index's seed-section entries and the sessions those entries cite.
-
-    Text order, first ``MAX_CLAIMS`` claims; marked entries count too, so a
-    mark that could be lifted is seen.
-    """
-    claims: dict[str, set[str]] = {}
-    for entry in checks.sectioned_entries(index_text):
-        cited = source_ids(entry.text)
-        for claim in checks.entry_claims(entry.text):
-            if claim in claims or len(claims) < MAX_CLAIMS:
-                claims.setdefault(claim, set()).update(cited)
-    return {claim: frozenset(cited) for claim, cited in claims.items()}
-
-
-def _cited(index_text: str) -> list[str]:
-    """Every cited session id of the index, in text order, at most ``MAX_CITED``."""
-    ids = dict.fromkeys(
-        sid for entry in checks.sectioned_entries(index_text) for sid in source_ids(entry.text)
-    )
-    return list(ids)[:MAX_CITED]
-
-
-@dataclass(frozen=True, slots=True)
-class Needle:
-    """A claim as it appears in a part's JSON text, matched only as a whole word.
-
-    A boundary is required only on a side where the claim has a word
-    character; a JSON escape (``\\n``, ``\\t``, ``\\r``) right before the
-    claim counts as one. Found with ``str.find`` (fast literal search), the
-    boundaries checked at each hit: a regular expression with a lookbehind
-    ran at about 25 MB/s here, far slower than the scan it guards.
-    """
-
-    text: str
-    bounded_start: bool
-    bounded_end: bool
-
-    @classmethod
-    def of(cls, claim: str) -> Needle:
-        """The needle for one claim."""
-        text = _json_form(claim)
-        return cls(text, _is_word(text[:1]), _is_word(text[-1:]))
-
-    def found_in(self, haystack: str) -> bool:
-        """Whether the claim occurs in ``haystack`` as a whole word."""
-        at = haystack.find(self.text)
-        while at >= 0:
-            if self._bounded(haystack, at):
-                return True
-            at = haystack.find(self.text, at + 1)
-        return False
-
-    def _bounded(self, haystack: str, at: int) -> bool:
-        end = at + len(self.text)
-        if self.bounded_end and _is_word(haystack[end : end + 1]):
-            return False
-        if not self.bounded_start or not _is_word(haystack[at - 1 : at] if at else ""):
-            return True
-        return haystack[max(0, at - 2) : at] in ("\\n", "\\t", "\\r")
-
-
-def _is_word(char: str) -> bool:
-    """A word character, as ``\\w`` means it (letters, digits, underscore)."""
-    return bool(char) and (char.isalnum() or char == "_")
-
-
-def _json_form(text: str) -> str:
-    """``text`` as a JSON string body: how OpenCode stores it inside ``data``."""
-    return json.dumps(text, ensure_ascii=False)[1:-1]
 
 
 # -- Evidence ----------------------------------------------------------------------------------
@@ -314,41 +193,23 @@ def gather(
     it; cited sessions are searched whatever their project or age.
     """
     claims = claims_with_sources(index_text)
-    cited = _cited(index_text)
+    cited = cited_sessions(index_text)
     if not databases or (not claims and not cited):
         return Evidence(tuple(databases), claims=len(claims))
     since = now - timedelta(days=window_days)
-    confirmed: set[str] = set()
-    refuted: set[str] = set()
-    known: set[str] = set()
-    window = 0
-    answered: list[Path] = []
+    answers: list[tuple[Path, _Answer]] = []
     problems: list[str] = []
     for database in databases:
         try:
-            with closing(open_database(database)) as connection:
-                answer = _ask(connection, claims, cited, since, project)
+            answer = _read(database, claims, cited, since, project)
         except (UnreadableSession, sqlite3.Error, OSError) as error:
             problems.append(f"{database} could not be read ({failure_reason(error)}): not used")
             continue
         if not answer.complete:
             budget = f"{MAX_SCAN_CHARS // 2**20} Mi characters"
             problems.append(f"{database}: scan stopped after {budget}: nothing refuted")
-        confirmed |= answer.confirmed
-        refuted |= answer.refuted
-        known |= answer.known
-        window += answer.window
-        answered.append(database)
-    return Evidence(
-        databases=tuple(databases),
-        confirmed=frozenset(confirmed),
-        refuted=frozenset(refuted - confirmed),
-        known_sessions=frozenset(known),
-        window_sessions=window,
-        claims=len(claims),
-        answered=tuple(answered),
-        problems=tuple(problems),
-    )
+        answers.append((database, answer))
+    return _merged(databases, len(claims), answers, problems)
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,6 +221,44 @@ class _Answer:
     confirmed: set[str]
     refuted: set[str]
     complete: bool
+
+
+def _read(
+    database: Path,
+    claims: Mapping[str, frozenset[str]],
+    cited: Sequence[str],
+    since: datetime,
+    project: Path | None,
+) -> _Answer:
+    """One database's answers; raises when it cannot be opened or queried."""
+    with closing(open_database(database)) as connection:
+        return _ask(connection, claims, cited, since, project)
+
+
+def _merged(
+    databases: Sequence[Path],
+    claims: int,
+    answers: Sequence[tuple[Path, _Answer]],
+    problems: Sequence[str],
+) -> Evidence:
+    """The answers of the databases read, as one: a claim seen in any is not refuted."""
+    confirmed: set[str] = set()
+    refuted: set[str] = set()
+    known: set[str] = set()
+    for _, answer in answers:
+        confirmed |= answer.confirmed
+        refuted |= answer.refuted
+        known |= answer.known
+    return Evidence(
+        databases=tuple(databases),
+        confirmed=frozenset(confirmed),
+        refuted=frozenset(refuted - confirmed),
+        known_sessions=frozenset(known),
+        window_sessions=sum(answer.window for _, answer in answers),
+        claims=claims,
+        answered=tuple(database for database, _ in answers),
+        problems=tuple(problems),
+    )
 
 
 def _ask(
@@ -374,15 +273,15 @@ def _ask(
     A claim is refuted only when the whole scan finished within its budget.
     """
     columns = table_columns(connection)
-    known = _known_sessions(connection, cited)
-    recent = _window_sessions(connection, columns, since, project)
+    known = known_sessions(connection, cited)
+    recent = window_sessions(connection, columns, since, project)
     scan = _Scan(MAX_SCAN_CHARS)
-    confirmed = scan.find(_part_texts(connection, columns, recent), claims)
+    confirmed = scan.find(part_texts(connection, columns, recent), claims)
     for sid in sorted(known - set(recent)):
         wanted = [claim for claim, sources in claims.items() if sid in sources]
         wanted = [claim for claim in wanted if claim not in confirmed]
         if wanted:
-            confirmed |= scan.find(_part_texts(connection, columns, [sid]), wanted)
+            confirmed |= scan.find(part_texts(connection, columns, [sid]), wanted)
     refuted = {
         claim for claim, sources in claims.items() if claim not in confirmed and sources & known
     }
@@ -391,50 +290,7 @@ def _ask(
     )
 
 
-# -- The queries -------------------------------------------------------------------------------
-
-
-def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
-    for start in range(0, len(items), _CHUNK):
-        yield items[start : start + _CHUNK]
-
-
-def _known_sessions(connection: sqlite3.Connection, ids: Sequence[str]) -> set[str]:
-    """Which of ``ids`` are rows of ``session`` (the primary key: one index probe each)."""
-    known: set[str] = set()
-    for chunk in _chunks(ids):
-        rows = connection.execute(
-            f"SELECT id FROM session WHERE id IN ({', '.join('?' * len(chunk))})", tuple(chunk)
-        )
-        known.update(row[0] for row in rows if isinstance(row[0], str))
-    return known
-
-
-def _window_sessions(
-    connection: sqlite3.Connection,
-    columns: Mapping[str, frozenset[str]],
-    since: datetime,
-    project: Path | None,
-) -> list[str]:
-    """Sessions updated since ``since`` (epoch ms, or s in old rows), newest first, bounded."""
-    stamp = column(columns["session"], "time_updated", "time_created")
-    where: list[str] = []
-    params: list[object] = []
-    if stamp != "NULL":
-        seconds = int(since.timestamp())
-        where.append(f"({stamp} >= ? OR ({stamp} < 100000000000 AND {stamp} >= ?))")
-        params += [seconds * 1000, seconds]
-    if project is not None:
-        root = str(project).rstrip("/") or "/"
-        where.append("(directory = ? OR substr(directory, 1, ?) = ?)")
-        params += [root, len(root) + 1, root.rstrip("/") + "/"]
-    clause = f"WHERE {' AND '.join(where)} " if where else ""
-    order = f"{stamp} DESC, id" if stamp != "NULL" else "rowid DESC"
-    rows = connection.execute(
-        f"SELECT id FROM session {clause}ORDER BY {order} LIMIT ?",
-        (*params, MAX_WINDOW_SESSIONS),
-    )
-    return [row[0] for row in rows if isinstance(row[0], str)]
+# -- The scan ----------------------------------------------------------------------------------
 
 
 class _Scan:
@@ -482,31 +338,6 @@ def _batches(texts: Iterable[str]) -> Iterator[str]:
         yield "\n".join(batch)
 
 
-def _part_texts(
-    connection: sqlite3.Connection, columns: Mapping[str, frozenset[str]], sessions: Sequence[str]
-) -> Iterator[str]:
-    """``part.data`` of the sessions: by ``part.session_id`` (indexed), else through ``message``."""
-    for chunk in _chunks(list(dict.fromkeys(sessions))):
-        marks = ", ".join("?" * len(chunk))
-        if "session_id" in columns["part"]:
-            sql = f"SELECT data FROM part WHERE session_id IN ({marks})"
-        else:
-            sql = (
-                "SELECT p.data FROM part AS p JOIN message AS m ON m.id = p.message_id "
-                f"WHERE m.session_id IN ({marks})"
-            )
-        for (data,) in connection.execute(sql, tuple(chunk)):
-            yield _as_text(data)
-
-
-def _as_text(data: object) -> str:
-    if isinstance(data, str):
-        return data
-    if isinstance(data, bytes):
-        return data.decode("utf-8", "replace")
-    return ""
-
-
 # -- What the report says (pure) ---------------------------------------------------------------
 
 
@@ -534,7 +365,7 @@ def _summary(evidence: Evidence) -> str:
 
 def _missing_sources(index_text: str, evidence: Evidence) -> Iterable[str]:
     names = ", ".join(path.name for path in evidence.answered)
-    for entry in checks.sectioned_entries(index_text):
+    for entry in sections.sectioned_entries(index_text):
         for sid in source_ids(entry.text):
             if sid not in evidence.known_sessions:
                 yield f"MEMORY.md:{entry.first_line}: source [{sid}] is not a session in {names}"
@@ -542,7 +373,7 @@ def _missing_sources(index_text: str, evidence: Evidence) -> Iterable[str]:
 
 def _liftable_marks(index_text: str, verify: Verify) -> Iterable[str]:
     """Marked entries whose every claim now verifies: seed 003 has no rule to lift a mark."""
-    for entry in checks.sectioned_entries(index_text):
+    for entry in sections.sectioned_entries(index_text):
         if checks.UNVERIFIED_MARK not in entry.text.lower():
             continue
         claims = checks.entry_claims(entry.text)

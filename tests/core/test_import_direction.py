@@ -20,11 +20,13 @@ import dreamd
 import dreamd.readers
 import dreamd.stores
 
-#: Modules every layer may use: errors, the file layer, Markdown fences, where agents keep
+#: Modules every layer may use: errors, the file layer (reads, writes), Markdown fences, where
+#: agents keep
 #: their files, the secret filter.
 BASE = (
     "dreamd.errors",
     "dreamd.fs",
+    "dreamd.fswrite",
     "dreamd.markdown",
     "dreamd.agentdirs",
     "dreamd.secrets",
@@ -51,6 +53,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("dreamd.stores", ("dreamd.sqlite",)),
     ("dreamd.secrets", ("dreamd.stores",)),
     ("dreamd.errors", ()),
+    ("dreamd.fswrite", ()),
     ("dreamd.fs", ()),
     ("dreamd.markdown", ()),
     ("dreamd.agentdirs", ()),

@@ -7,28 +7,28 @@ from pathlib import Path
 
 import pytest
 
-from dreamd.dream.folder.budget import (
-    DEFAULT_BUDGET_BYTES,
-    ELLIPSIS,
-    LINE_FLOOR_CHARS,
+from dreamd.dream.folder.archive import (
     archive_section,
-    check_invariant,
     demotion_rank,
-    fit_budget,
     handoff_date,
-    invariant_from_disk,
-    leading_clause,
     move_candidates,
-    nbytes,
     never_move_reason,
-    per_line_budget,
-    section_sizes,
-    shorten_entries,
-    shorten_hook,
     trailer_text,
     with_trailer,
 )
-from dreamd.dream.folder.index import Rebuilt, parse_index, rebuild
+from dreamd.dream.folder.budget import DEFAULT_BUDGET_BYTES, fit_budget, section_sizes
+from dreamd.dream.folder.hooks import (
+    ELLIPSIS,
+    LINE_FLOOR_CHARS,
+    leading_clause,
+    nbytes,
+    per_line_budget,
+    shorten_entries,
+    shorten_hook,
+)
+from dreamd.dream.folder.index import Rebuilt, rebuild
+from dreamd.dream.folder.indexfile import parse_index
+from dreamd.dream.folder.invariant import check_invariant, invariant_from_disk
 from dreamd.dream.model import MemoryFile
 from tests.dream.factories import NOW, memory
 

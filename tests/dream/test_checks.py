@@ -18,12 +18,12 @@ from dreamd.dream.folder.checks import (
     is_sectioned,
     line_budget,
     mark_unverified,
-    relative_date_mentions,
     relative_dates,
-    sectioned_entries,
     unverified_entries,
     version_drift,
 )
+from dreamd.dream.folder.dates import relative_date_mentions
+from dreamd.dream.folder.sections import sectioned_entries
 from tests.conftest import SHARED_FIXTURES
 
 

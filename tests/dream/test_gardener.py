@@ -11,7 +11,7 @@ from dreamd.dream.apply import apply_plan
 from dreamd.dream.discovery import discover_folders, repo_for_encoded
 from dreamd.dream.execute import CrashPoint, Executor
 from dreamd.dream.folder.inventory import load_folder
-from dreamd.dream.folder.refs import RepoView
+from dreamd.dream.folder.repoview import RepoView
 from dreamd.dream.gardener import run_dream
 from dreamd.dream.model import DreamRequest
 from dreamd.dream.plan import plan_folder

@@ -11,7 +11,7 @@ import yaml
 
 from dreamd.dream.execute import CrashPoint, Executor, undo_run
 from dreamd.dream.folder.inventory import load_folder
-from dreamd.dream.folder.refs import RepoView
+from dreamd.dream.folder.repoview import RepoView
 from dreamd.dream.gates.folder import (
     INBOX,
     GateDecision,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from dreamd.dream.execute import undo_run
-from dreamd.dream.folder.refs import RepoView
+from dreamd.dream.folder.repoview import RepoView
 from dreamd.dream.gates import graph as graph_module
 from dreamd.dream.gates.graph import dream_graph, duplicate_observations, gate_pending, tidy
 from dreamd.stores import MemoryItem, Quote

@@ -13,19 +13,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dreamd.dream.folder.budget import check_invariant, invariant_from_disk
-from dreamd.dream.folder.index import (
+from dreamd.dream.folder.index import Rebuilt, rebuild, restructure
+from dreamd.dream.folder.indexfile import (
     Index,
-    Rebuilt,
     find_links,
     is_topic_file_name,
     parse_index,
     parse_line,
-    rebuild,
-    restructure,
     topic_target,
-    type_heading,
 )
+from dreamd.dream.folder.invariant import check_invariant, invariant_from_disk
+from dreamd.dream.folder.orphans import type_heading
 from dreamd.dream.model import MEMORY_TYPES, MemoryFile
 from tests.conftest import SHARED_FIXTURES
 from tests.dream.factories import NOW, memory

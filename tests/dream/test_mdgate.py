@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from dreamd.dream.execute import undo_run
-from dreamd.dream.folder.refs import RepoView
+from dreamd.dream.folder.repoview import RepoView
 from dreamd.dream.gates.sectioned import (
     collapse,
     dream_memory_md,

@@ -10,16 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from dreamd.dream.folder import refs
+from dreamd.dream.folder import repoview as refs
 from dreamd.dream.folder.inventory import load_folder
-from dreamd.dream.folder.refs import (
-    RepoView,
-    check_refs,
-    extract_file_refs,
-    extract_symbol_refs,
-    memory_text,
-    scope,
-)
+from dreamd.dream.folder.pathrefs import extract_file_refs, scope
+from dreamd.dream.folder.refs import check_refs, memory_text
+from dreamd.dream.folder.repoview import RepoView
+from dreamd.dream.folder.symbolrefs import extract_symbol_refs
 from tests.conftest import SHARED_FIXTURES
 from tests.dream.factories import memory
 

@@ -13,28 +13,24 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dreamd.dream.folder.similarity import (
-    NEGATION_PAIRS,
-    STOPWORDS,
-    Pair,
-    age_key,
+from dreamd.dream.folder.cues import NEGATION_PAIRS, cue_objects, negation_signal, signal_between
+from dreamd.dream.folder.pairsearch import (
     all_pairs_count,
     candidate_pairs,
-    cue_objects,
+    nesting_pairs,
+    signal_pairs,
+)
+from dreamd.dream.folder.similarity import (
+    Pair,
+    age_key,
     find_contradictions,
     find_duplicates,
     find_similar,
     is_contradiction_overlap,
     is_duplicate_overlap,
-    name_words,
-    negation_signal,
-    nesting_pairs,
-    overlap_ratio,
-    same_subject,
-    signal_between,
-    signal_pairs,
-    significant_words,
 )
+from dreamd.dream.folder.subjects import name_words, same_subject
+from dreamd.dream.folder.words import STOPWORDS, overlap_ratio, significant_words
 from dreamd.dream.model import MemoryFile, MemoryType
 from tests.conftest import SHARED_FIXTURES
 from tests.dream.factories import memory

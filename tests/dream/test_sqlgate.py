@@ -8,7 +8,7 @@ import sqlite3
 from datetime import UTC, date, datetime
 from pathlib import Path
 
-from dreamd.dream.folder.refs import RepoView
+from dreamd.dream.folder.repoview import RepoView
 from dreamd.dream.gates.sql import SqlVerdict
 from dreamd.dream.gates.sql import sql_gate as gate
 from dreamd.stores import MemoryItem, Quote

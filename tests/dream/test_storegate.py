@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from dreamd.dream.execute import Executor, undo_run
-from dreamd.dream.folder.refs import RepoView
+from dreamd.dream.folder.repoview import RepoView
 from dreamd.dream.gates.flow import (
     Decision,
     StoreFiles,

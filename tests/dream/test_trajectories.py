@@ -24,21 +24,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dreamd.dream import trajectories
+from dreamd.dream.claims import Needle, claims_with_sources, source_ids
 from dreamd.dream.folder.inventory import load_folder
-from dreamd.dream.folder.refs import RepoView
+from dreamd.dream.folder.repoview import RepoView
 from dreamd.dream.gardener import run_dream
 from dreamd.dream.model import DreamRequest
 from dreamd.dream.plan import plan_folder
 from dreamd.dream.trajectories import (
     Evidence,
-    Needle,
-    claims_with_sources,
     confirmed_first,
     data_dir_of,
     findings,
     gather,
     locate,
-    source_ids,
 )
 from tests.dream.factories import NOW
 from tests.dream.test_dream_cli import run, write

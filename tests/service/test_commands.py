@@ -9,16 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from dreamd.fs import atomic_write
-from dreamd.service.install import (
-    UNIT_MODE,
-    Command,
-    Completed,
-    Outcome,
-    outcome_lines,
-    run_commands,
-    subprocess_runner,
-)
+from dreamd.fswrite import atomic_write
+from dreamd.service.install import UNIT_MODE, Outcome, outcome_lines
+from dreamd.service.manager import Command, Completed, run_commands, subprocess_runner
 
 
 class Script:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from dreamd.service.install import LABEL, MARKER, find_program, render_plist, render_unit
+from dreamd.service.servicefiles import LABEL, MARKER, find_program, render_plist, render_unit
 from tests.process import run_dreamd
 
 UNIT = Path(".config/systemd/user/dreamd.service")

@@ -12,12 +12,11 @@ from pathlib import Path
 import pytest
 
 from dreamd.errors import NotAvailable, Refused
-from dreamd.service.install import (
+from dreamd.service.install import default_platform, is_ours
+from dreamd.service.servicefiles import (
     LABEL,
     MARKER,
-    default_platform,
     find_program,
-    is_ours,
     linger_enabled,
     plist_path,
     render_plist,

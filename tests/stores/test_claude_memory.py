@@ -15,12 +15,7 @@ from hypothesis import strategies as st
 
 from dreamd.dream.folder.inventory import parse_memory_file
 from dreamd.errors import StoreError
-from dreamd.fs import (
-    MAX_NAME_BYTES,
-    check_name,
-    is_temp_name,
-    slugify,
-)
+from dreamd.fs import MAX_NAME_BYTES, check_name, is_temp_name, slugify
 from dreamd.stores import Quote, Receipt
 from dreamd.stores.claude_memory import (
     INBOX,

@@ -2,35 +2,18 @@
 
 The index is read through the line model of ``dreamd.dream.folder.indexfile``
 (entries, mentions, headings, code, the trailer; every line kept as
-written); the rules below change only the lines a rule names.
+written); the rules change only the lines a rule names. ``restructure``
+applies them in order, one function each:
 
-Rebuild rules (``restructure``), one function each:
+- rules 1 to 3 repair the entries the index has (``dreamd.dream.folder.repair``):
+  exact-case link targets, dead entries dropped, one entry per file;
+- rules 4 and 5 link the orphan topic files and sort a plain link list
+  (``dreamd.dream.folder.orphans``).
 
-1. ``match_link_case`` — an entry whose target differs from a file only by
-   case is pointed at the file's exact name (the invariant wants exact case).
-2. ``drop_dead_entries`` — entries whose file is gone (trashed or missing)
-   are dropped, in the index and in the archive; a prose line that mentions a
-   gone file is kept as written and reported (``dead_mentions``).
-3. ``collapse_duplicates`` — a file with several entries keeps the first
-   (``MEMORY.md`` before the archive); the others are dropped and reported
-   with their text.
-4. ``link_orphans`` — a topic file without an entry gets one line,
-   ``- [Name](file.md) -- description``: in a plain link list, in file-name
-   order; in a sectioned index, at the end of the section whose heading names
-   its type (``## Feedback``, ``## Projects``, ``## User Preferences``), else
-   under ``## Unsorted`` at the end.
-5. ``sort_plain_list`` — a plain link list (a title and entries only) is
-   rebuilt in the seed's form: title, blank line, one entry per file in
-   file-name order. "One line per file" in a sectioned index means one entry
-   per file; entries stay where the user put them, orphans are appended.
-
-The user's title is kept; ``# <folder> Memory`` (the seed's title) is written
-only when the index has none. Existing entries keep their own words and
-separator; new entries use the separator most entries already use (the
-seed's ``--`` in a new index). Lines appended after a code block the user
-left open get a closing fence first, or they would be code. The single
-trailer line and the byte budget belong to ``dreamd.dream.folder.budget``, which
-``rebuild`` runs after these rules.
+``[[stem]]`` wikilinks to trashed memories are reported, never rewritten. The
+single trailer line and the byte budget belong to ``dreamd.dream.folder.budget``,
+which ``rebuild`` runs after these rules; it then checks the two-file
+invariant (``dreamd.dream.folder.invariant``).
 
 Invariants: every line no rule names is rendered byte for byte; rebuilding
 the output again returns the same bytes.
@@ -38,104 +21,43 @@ the output again returns the same bytes.
 
 from __future__ import annotations
 
-import re
-from collections import Counter
-from collections.abc import Collection, Iterator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
 
-from dreamd.dream.folder.budget import BudgetReport, InvariantReport, check_invariant, fit_budget
+from dreamd.dream.folder.budget import BudgetReport, Fitted, fit_budget
 from dreamd.dream.folder.indexfile import (
     ARCHIVE_NAME,
     INDEX_NAME,
-    Entry,
     Index,
-    IndexLine,
-    LineKind,
-    Link,
-    close_open_fence,
-    find_links,
     is_plain_list,
     is_topic_file_name,
     parse_index,
-    parse_line,
-    topic_target,
     wikilink_stems,
-    with_hook,
+)
+from dreamd.dream.folder.invariant import InvariantReport, check_invariant
+from dreamd.dream.folder.orphans import link_orphans, name_key, sort_plain_list
+from dreamd.dream.folder.repair import (
+    DroppedLine,
+    collapse_duplicates,
+    dead_mentions,
+    drop_dead_entries,
+    match_link_case,
 )
 from dreamd.dream.model import MemoryFile
 
-# The line model and the parser are re-exported: ``dreamd.dream.folder.index`` stays the one import
-# for callers that rebuild an index and inspect the result.
 __all__ = [
-    "ARCHIVE_NAME",
-    "INDEX_NAME",
-    "UNSORTED_HEADING",
-    "DroppedLine",
-    "Entry",
-    "Index",
-    "IndexLine",
     "IndexReport",
-    "LineKind",
-    "Link",
     "Rebuilt",
     "Restructured",
     "WikiRef",
-    "close_open_fence",
-    "collapse_duplicates",
-    "dead_mentions",
-    "drop_dead_entries",
-    "entry_line",
-    "find_links",
-    "is_plain_list",
-    "is_topic_file_name",
-    "link_orphans",
-    "match_link_case",
-    "orphan_hook",
-    "parse_index",
-    "parse_line",
     "rebuild",
     "restructure",
-    "sort_plain_list",
-    "topic_target",
-    "type_heading",
     "wikilinks_to_trashed",
-    "with_hook",
 ]
-
-#: Where orphans go when no heading names their type (issue 3, item 7).
-UNSORTED_HEADING = "Unsorted"
-#: The seed's separator between an entry's link and its one-line description.
-SEED_SEPARATOR = " -- "
-#: Words a heading must contain to receive orphans of each type.
-TYPE_HEADING_WORDS: dict[str, frozenset[str]] = {
-    "user": frozenset({"user", "users"}),
-    "feedback": frozenset({"feedback", "feedbacks"}),
-    "project": frozenset({"project", "projects"}),
-    "reference": frozenset({"reference", "references"}),
-}
-
-Where = Literal["MEMORY.md", "MEMORY-ARCHIVE.md"]
-
-_WORD = re.compile(r"[a-z]+")
-#: Words a type heading may carry besides the type (``## User Preferences``).
-HEADING_FILLER_WORDS = frozenset(
-    {"memory", "memories", "notes", "preferences", "profile", "files", "entries", "index", "and"}
-)
 
 
 # --------------------------------------------------------------------------- results
-
-
-@dataclass(frozen=True, slots=True)
-class DroppedLine:
-    """An index line a rule removed, with the file it pointed to and why."""
-
-    file: str
-    where: Where
-    line: str
-    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,276 +128,7 @@ class Rebuilt:
     report: IndexReport
 
 
-# --------------------------------------------------------------------------- entry lines
-
-
-def entry_line(memory: MemoryFile, separator: str = SEED_SEPARATOR) -> IndexLine:
-    """The seed's index line for a file: ``- [Name](file.md) -- one-line description``."""
-    name = (memory.title or "").strip() or memory.stem
-    label = re.sub(r"([\[\]\\])", r"\\\1", " ".join(name.split()))
-    hook = orphan_hook(memory)
-    text = f"- [{label}]({_link_target(memory.name)})" + (f"{separator}{hook}" if hook else "")
-    return parse_line(text)
-
-
-def _link_target(name: str) -> str:
-    """A file name as a link target: wrapped in ``<>`` when it holds spaces or parentheses."""
-    return f"<{name}>" if re.search(r"[\s()<>]", name) else name
-
-
-def orphan_hook(memory: MemoryFile) -> str:
-    """One line describing a file: its front matter description, else its first body line."""
-    description = " ".join((memory.description or "").split())
-    if description:
-        return description
-    for raw in memory.body.splitlines():
-        words = " ".join(raw.strip().lstrip("#>*-+ \t").split())
-        if words and not words.startswith(("---", "```")):
-            return words
-    return ""
-
-
-def _dominant_separator(index: Index) -> str:
-    """The separator most entries use, so a new line matches its neighbours."""
-    counts = Counter(_canonical_separator(entry.separator) for entry in index.entries if entry.hook)
-    if not counts:
-        return SEED_SEPARATOR
-    best = max(counts.values())
-    return next(sep for sep, n in counts.items() if n == best)
-
-
-def _canonical_separator(separator: str) -> str:
-    mark = separator.strip()
-    return ": " if mark == ":" else f" {mark} " if mark else SEED_SEPARATOR
-
-
-# --------------------------------------------------------------------------- rules
-
-
-def _resolver(names: Collection[str]) -> dict[str, str]:
-    """Written target → exact file name: exact names, then case-insensitive when unique."""
-    folded = Counter(name.casefold() for name in names)
-    table = {name.casefold(): name for name in names if folded[name.casefold()] == 1}
-    table.update({name: name for name in names})
-    return table
-
-
-def _resolve(file: str, table: dict[str, str]) -> str | None:
-    return table.get(file) or table.get(file.casefold())
-
-
-def match_link_case(index: Index, names: Collection[str]) -> tuple[Index, tuple[str, ...]]:
-    """Point entries written in another case at the file's exact name (seed 000 STEP 5, #3741).
-
-    Only an entry whose target matches exactly one file case-insensitively is
-    changed, and only inside its link target.
-    """
-    table = _resolver(names)
-    fixed: list[str] = []
-    lines = []
-    for line in index.lines:
-        entry = line.entry
-        exact = _resolve(entry.file, table) if entry else None
-        if entry is None or exact is None or exact == entry.file:
-            lines.append(line)
-            continue
-        start, end = entry.target_span
-        written = line.text[start:end]
-        # Keep ``./`` and an anchor; a %-escaped target is written anew.
-        target = (
-            written.replace(entry.file, exact, 1) if entry.file in written else _link_target(exact)
-        )
-        lines.append(parse_line(line.text[:start] + target + line.text[end:]))
-        fixed.append(exact)
-    return index.with_lines(lines), tuple(fixed)
-
-
-def drop_dead_entries(
-    index: Index, names: Collection[str], trashed: Collection[str], where: Where
-) -> tuple[Index, tuple[DroppedLine, ...]]:
-    """Drop entries whose topic file is gone (seed 000 STEP 5: rebuild from survivors).
-
-    A gone file is one not among ``names``: trashed by this run (reason
-    ``trashed``) or missing before it (``missing``). Only entry lines go; a
-    prose line mentioning a gone file stays (see ``dead_mentions``).
-    """
-    present = set(names)
-    gone = {name.casefold() for name in trashed}
-    kept: list[IndexLine] = []
-    dropped: list[DroppedLine] = []
-    for line in index.lines:
-        if line.entry is None or line.entry.file in present:
-            kept.append(line)
-            continue
-        reason = "trashed" if line.entry.file.casefold() in gone else "missing"
-        dropped.append(DroppedLine(line.entry.file, where, line.text, reason))
-    return index.with_lines(kept), tuple(dropped)
-
-
-def dead_mentions(index: Index, names: Collection[str], where: Where) -> tuple[DroppedLine, ...]:
-    """Prose lines that link a gone file: kept as written, reported (issue 3, item 7)."""
-    present = set(names)
-    return tuple(
-        DroppedLine(file, where, line.text, "kept: prose mentions a gone file")
-        for line in index.lines
-        for file in line.mentions
-        if file not in present
-    )
-
-
-def collapse_duplicates(
-    index: Index, archive: Index | None
-) -> tuple[Index, Index | None, tuple[DroppedLine, ...]]:
-    """Keep one entry per file: the first in ``MEMORY.md``, else the first in the archive.
-
-    Seed 000 STEP 5 ("one line per file") and #3741 (the two sets are
-    disjoint). Dropped lines are reported with their full text.
-    """
-    first: dict[str, Where] = {}
-    dropped: list[DroppedLine] = []
-    new_index = index.with_lines(_first_entries(index, first, dropped, INDEX_NAME))
-    new_archive = (
-        archive.with_lines(_first_entries(archive, first, dropped, ARCHIVE_NAME))
-        if archive is not None
-        else None
-    )
-    return new_index, new_archive, tuple(dropped)
-
-
-def _first_entries(
-    index: Index, first: dict[str, Where], dropped: list[DroppedLine], where: Where
-) -> Iterator[IndexLine]:
-    for line in index.lines:
-        entry = line.entry
-        if entry is not None and entry.file in first:
-            reason = f"duplicate: the first entry, in {first[entry.file]}, is kept"
-            dropped.append(DroppedLine(entry.file, where, line.text, reason))
-            continue
-        if entry is not None:
-            first[entry.file] = where
-        yield line
-
-
-def type_heading(index: Index, memory_type: str | None) -> int | None:
-    """Position of the heading that receives orphans of a type, if any.
-
-    A heading of level 2 or deeper whose only word is the type (``## Feedback``,
-    ``## Projects``) wins; else the first one made of the type and filler
-    words (``## User Preferences``, ``## Project Memories``). ``## Project
-    Purpose`` is about something else and does not count.
-    """
-    words = TYPE_HEADING_WORDS.get(memory_type or "")
-    if not words:
-        return None
-    containing: list[int] = []
-    for position, line in enumerate(index.lines):
-        if line.kind != "heading" or line.level < 2:
-            continue
-        tokens = set(_WORD.findall(line.heading.casefold()))
-        if tokens and tokens <= words:
-            return position
-        if words & tokens and tokens <= words | HEADING_FILLER_WORDS:
-            containing.append(position)
-    return containing[0] if containing else None
-
-
-def _unsorted_heading(index: Index) -> int | None:
-    return next(
-        (
-            i
-            for i, line in enumerate(index.lines)
-            if line.kind == "heading" and line.heading.strip().casefold() == "unsorted"
-        ),
-        None,
-    )
-
-
-def _section_end(index: Index, heading: int) -> int:
-    """Where new lines go in a section: after its last non-blank line before any heading."""
-    end = heading + 1
-    for position in range(heading + 1, len(index.lines)):
-        line = index.lines[position]
-        if line.kind in ("heading", "title", "trailer"):
-            break
-        if line.kind != "blank":
-            end = position + 1
-    return end
-
-
-def link_orphans(index: Index, orphans: Sequence[MemoryFile]) -> Index:
-    """Give every orphan topic file exactly one entry (seed 000 STEP 5, issue 3 item 7).
-
-    Plain link lists get the lines appended (``sort_plain_list`` orders
-    them); sectioned indexes get them at the end of the section whose heading
-    names the type, else under ``## Unsorted`` (reused if present, else
-    created at the end). Orphans sharing a place go in file-name order.
-    """
-    if not orphans:
-        return index
-    index = close_open_fence(index)  # else the new lines would be code
-    separator = _dominant_separator(index)
-    ordered = sorted(orphans, key=lambda m: _name_key(m.name))
-    if is_plain_list(index):
-        return index.with_lines([*index.lines, *(entry_line(m, separator) for m in ordered)])
-    fallback = _unsorted_heading(index)
-    headings = {kind: type_heading(index, kind) for kind in {m.type for m in ordered}}
-    placed: dict[int, list[IndexLine]] = {}
-    unsorted: list[IndexLine] = []
-    for memory in ordered:
-        heading = headings[memory.type]
-        if heading is None:
-            heading = fallback
-        target = unsorted if heading is None else placed.setdefault(heading, [])
-        target.append(entry_line(memory, separator))
-    return _with_unsorted(_insert_in_sections(index, placed), unsorted)
-
-
-def _insert_in_sections(index: Index, placed: dict[int, list[IndexLine]]) -> Index:
-    inserts = {_section_end(index, heading): lines for heading, lines in placed.items()}
-    lines: list[IndexLine] = []
-    for position, line in enumerate(index.lines):
-        lines.extend(inserts.pop(position, []))
-        lines.append(line)
-    for position in sorted(inserts):
-        lines.extend(inserts[position])
-    return index.with_lines(lines)
-
-
-def _with_unsorted(index: Index, entries: Sequence[IndexLine]) -> Index:
-    if not entries:
-        return index
-    lines = list(index.lines)
-    while lines and lines[-1].kind == "blank":
-        lines.pop()
-    if lines:
-        lines.append(IndexLine("", "blank"))
-    heading = parse_line(f"## {UNSORTED_HEADING}")
-    return index.with_lines([*lines, heading, *entries])
-
-
-def sort_plain_list(index: Index, folder_title: str) -> Index:
-    """Rebuild a plain link list in the seed's form (seed 000 STEP 5).
-
-    The title (the user's, else ``# <folder> Memory``), a blank line, then
-    one entry per file in file-name order. Trailer lines are dropped: the
-    budget step writes the single one.
-    """
-    title = index.title or parse_line(f"# {_seed_title(folder_title)}", first=True)
-    entries = sorted(
-        (line for line in index.lines if line.kind == "entry"),
-        key=lambda line: _name_key(line.entry.file if line.entry else ""),
-    )
-    body = [IndexLine("", "blank"), *entries] if entries else []
-    return replace(index.with_lines([title, *body]), final_newline=True)
-
-
-def _seed_title(folder_title: str) -> str:
-    name = " ".join(folder_title.split())
-    return f"{name} Memory" if name else "Memory"
-
-
-def _name_key(name: str) -> tuple[str, str]:
-    return (name.casefold(), name)
+# --------------------------------------------------------------------------- rebuild
 
 
 def wikilinks_to_trashed(
@@ -505,19 +158,22 @@ def wikilinks_to_trashed(
     return tuple(dict.fromkeys(found))
 
 
-def restructure(
-    index_text: str | None,
-    archive_text: str | None,
-    survivors: Sequence[MemoryFile],
-    *,
-    folder_title: str,
-    trashed: Collection[str] = (),
-) -> Restructured:
-    """Apply the structural rules (seed 000 STEP 5) in order; no byte budget yet."""
-    names = [m.name for m in survivors if is_topic_file_name(m.name)]
-    topic_names = set(names)
-    source_index = index = parse_index(index_text or "")
-    source_archive = archive = parse_index(archive_text) if archive_text is not None else None
+@dataclass(frozen=True, slots=True)
+class _Repaired:
+    """Both files after rules 1 to 3, and what those rules dropped or fixed."""
+
+    index: Index
+    archive: Index | None
+    case_fixed: tuple[str, ...]
+    dead_links_dropped: tuple[DroppedLine, ...]
+    dead_mentions: tuple[DroppedLine, ...]
+    duplicates_collapsed: tuple[DroppedLine, ...]
+
+
+def _repair(
+    index: Index, archive: Index | None, names: Collection[str], trashed: Collection[str]
+) -> _Repaired:
+    """Rules 1 to 3, on the index and the archive: exact case, dead entries, duplicates."""
     index, fixed = match_link_case(index, names)
     if archive is not None:
         archive, fixed_archive = match_link_case(archive, names)
@@ -528,25 +184,48 @@ def restructure(
         archive, dead_archive = drop_dead_entries(archive, names, trashed, ARCHIVE_NAME)
         dead += dead_archive
     index, archive, duplicates = collapse_duplicates(index, archive)
-    # Dropped lines can make a later heading the title: classify the rest afresh.
-    index = parse_index(index.render())
+    return _Repaired(index, archive, fixed, dead, mentions, duplicates)
+
+
+def _orphans(
+    index: Index, archive: Index | None, survivors: Sequence[MemoryFile], topic_names: set[str]
+) -> list[MemoryFile]:
+    """The surviving topic files that neither the index nor the archive has an entry for."""
     indexed = {e.file for e in index.entries} | {
         e.file for e in (archive.entries if archive else ())
     }
-    orphans = [m for m in survivors if m.name in topic_names and m.name not in indexed]
+    return [m for m in survivors if m.name in topic_names and m.name not in indexed]
+
+
+def restructure(
+    index_text: str | None,
+    archive_text: str | None,
+    survivors: Sequence[MemoryFile],
+    *,
+    folder_title: str,
+    trashed: Collection[str] = (),
+) -> Restructured:
+    """Apply the structural rules (seed 000 STEP 5) in order; no byte budget yet."""
+    names = [m.name for m in survivors if is_topic_file_name(m.name)]
+    source_index = parse_index(index_text or "")
+    source_archive = parse_index(archive_text) if archive_text is not None else None
+    repaired = _repair(source_index, source_archive, names, trashed)
+    # Dropped lines can make a later heading the title: classify the rest afresh.
+    index = parse_index(repaired.index.render())
+    orphans = _orphans(index, repaired.archive, survivors, set(names))
     plain = is_plain_list(index)
     index = link_orphans(index, orphans)
     if plain:
         index = sort_plain_list(index, folder_title)
     return Restructured(
         index=index,
-        archive=archive,
+        archive=repaired.archive,
         plain_list=plain,
-        dead_links_dropped=dead,
-        dead_mentions=mentions,
-        duplicates_collapsed=duplicates,
-        orphans_linked=tuple(sorted((m.name for m in orphans), key=_name_key)),
-        case_fixed=fixed,
+        dead_links_dropped=repaired.dead_links_dropped,
+        dead_mentions=repaired.dead_mentions,
+        duplicates_collapsed=repaired.duplicates_collapsed,
+        orphans_linked=tuple(sorted((m.name for m in orphans), key=name_key)),
+        case_fixed=repaired.case_fixed,
         source_index=source_index,
         source_archive=source_archive,
     )
@@ -585,8 +264,22 @@ def rebuild(
     new_index = fitted.index.render()
     new_archive = fitted.archive.render() if fitted.archive is not None else None
     invariant = check_invariant(new_index, new_archive, [m.name for m in survivors])
+    report = _index_report(shaped, fitted, invariant, new_index, survivors, trashed, budget)
+    return Rebuilt(new_index, new_archive, report)
+
+
+def _index_report(
+    shaped: Restructured,
+    fitted: Fitted,
+    invariant: InvariantReport,
+    new_index: str,
+    survivors: Sequence[MemoryFile],
+    trashed: Collection[str],
+    budget: int,
+) -> IndexReport:
+    """What the rules did (``shaped``), what the budget did (``fitted``), what holds now."""
     warnings = fitted.report.warnings + tuple(invariant.problems)
-    report = IndexReport(
+    return IndexReport(
         bytes=len(new_index.encode("utf-8", "surrogateescape")),
         budget=budget,
         entries=len(fitted.index.entries),
@@ -608,4 +301,3 @@ def rebuild(
         budget_report=fitted.report,
         invariant=invariant,
     )
-    return Rebuilt(new_index, new_archive, report)

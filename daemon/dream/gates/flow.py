@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Generic, Literal, Protocol, TypeVar
 
 from dreamd.dream.execute import CrashPoint, Executor
-from dreamd.dream.folder.refs import RepoView
+from dreamd.dream.folder.repoview import RepoView
 from dreamd.fs import read_if_present
 
 __all__ = [

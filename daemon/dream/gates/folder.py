@@ -3,9 +3,10 @@
 Seed 002 hands every new item to "the gardener's validate gate (phase 1)";
 issue 4 item 8 names its tests: an item is *accepted* when its provenance is
 present and traceable, it is secret-free, well formed and its references are
-verifiable; a near-duplicate of an existing memory is *merged* into it, its
-sources and quotes kept; anything else is *rejected* to the trash with a
-reason. The dream report lists all three.
+verifiable (``dreamd.dream.gates.inbox``); a near-duplicate of an existing
+memory is *merged* into it, its sources and quotes kept
+(``dreamd.dream.gates.merge``); anything else is *rejected* to the trash with
+a reason. The dream report lists all three.
 
 ``gate_decisions`` is pure (inbox bytes and parsed memories in, decisions
 out); ``load_inbox`` and ``apply_gate`` are the I/O edges. Every change goes
@@ -17,78 +18,61 @@ Invariants:
 
 - an accepted item's bytes are written unchanged under a name no file has
   (``<type>_<slug>.md``, then ``-2``, ``-3`` …): nothing is overwritten;
-- a merge never loses what the existing memory holds: its body stays as it
-  was (the new statement is appended only when not already in it), and its
-  ``metadata`` keeps every key, gaining the union of ``sources``, ``quotes``
-  and ``op_keys`` (the collector reads ``op_keys`` to know a merged item is
-  planted, so a retry cannot plant it twice);
+- a merge never loses what the existing memory holds (see
+  ``dreamd.dream.gates.merge``), and is applied only to the bytes it was
+  decided on;
 - inbox items are decided in order; a later item that duplicates one
   accepted earlier in the same run is merged into it.
 """
 
 from __future__ import annotations
 
-import copy
 import hashlib
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import yaml
 
 from dreamd.dream.execute import Executor, sha256_of
-from dreamd.dream.folder.inventory import is_topic_file_name, memory_type, parse_memory_file
-from dreamd.dream.folder.refs import RepoView
-from dreamd.dream.folder.similarity import overlap_ratio, same_subject, significant_words
-from dreamd.dream.gates.rules import (
-    credential_reason,
-    future_reason,
-    near_duplicate,
-    quotes_reason,
-    stale_at_birth_reason,
+from dreamd.dream.folder.inventory import is_topic_file_name, parse_memory_file
+from dreamd.dream.folder.repoview import RepoView
+from dreamd.dream.gates.inbox import (
+    MAX_INBOX_ITEM_BYTES,
+    SAFE_LOADER,
+    ParsedItem,
+    Rejected,
+    check_provenance,
+    check_quotes,
+    check_refs_at_birth,
+    check_secrets,
+    parse_inbox_item,
+    split_front_matter,
 )
-from dreamd.dream.model import MEMORY_TYPES, MemoryFile, MemoryType
+from dreamd.dream.gates.merge import find_duplicate, merge_text
+from dreamd.dream.model import MemoryFile, MemoryType
 from dreamd.fs import read_if_present, slugify
 
 __all__ = [
     "INBOX",
-    "MAX_INBOX_ITEM_BYTES",
     "MAX_NAME_SUFFIX",
     "GateDecision",
     "InboxItem",
     "Verdict",
     "apply_gate",
-    "check_provenance",
-    "check_quotes",
-    "check_refs_at_birth",
-    "check_secrets",
-    "find_duplicate",
     "gate_decisions",
     "load_inbox",
-    "merge_text",
-    "parse_inbox_item",
     "target_name",
 ]
 
 #: The subfolder the collector plants into (``stores.claude_memory.INBOX``).
 INBOX = ".inbox"
-#: An inbox file larger than this is no collected item (the store caps items at 4 MiB).
-MAX_INBOX_ITEM_BYTES = 4 * 1024 * 1024
 #: How many ``-N`` suffixes to try for an accepted item's name.
 MAX_NAME_SUFFIX = 10_000
 
 Verdict = Literal["accept", "merge", "reject"]
-
-# Same shapes as ``MemoryItem`` checks on construction (stores/_item.py).
-_SOURCE = re.compile(r"^source:(?P<session>[a-z0-9-]+:[^:\s]+:[^:\s]+)$")
-_MESSAGE_ID = re.compile(r"^(?P<session>[a-z0-9-]+:[^:\s]+:[^:\s]+):[^\s]+$")
-_OPENING = "---"
-_CLOSINGS = frozenset({"---", "..."})
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,188 +117,7 @@ class GateDecision:
         return f"rejected {where}: {self.reason}"
 
 
-class _Rejected(Exception):
-    """Raised inside the gate's checks; its message is the rejection reason."""
-
-
-# --- parsing ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Parsed:
-    """An inbox item's strict parse: front matter, metadata, body, and its type."""
-
-    front: dict[str, Any]
-    metadata: dict[str, Any]
-    body: str
-    type: MemoryType
-    name: str
-
-
-def _split(text: str) -> tuple[str, str] | None:
-    """(block, body) when the text opens with ``---`` and a later ``---``/``...`` closes it."""
-    first, newline, rest = text.partition("\n")
-    if first.rstrip() != _OPENING or not newline:
-        return None
-    lines = rest.split("\n")
-    for index, line in enumerate(lines):
-        if line.rstrip() in _CLOSINGS:
-            return "\n".join(lines[:index]), "\n".join(lines[index + 1 :])
-    return None
-
-
-def parse_inbox_item(data: bytes) -> _Parsed:
-    """Issue 4 item 8 "well-formed": strict YAML front matter, a known type, a name, a body.
-
-    Stricter than the inventory on purpose: the inventory reads broken YAML
-    line by line so a person's memory keeps its hook, while a collected item
-    is machine-written and anything but a clean parse means it is not one.
-    Raises ``_Rejected`` with the reason.
-    """
-    if len(data) > MAX_INBOX_ITEM_BYTES:
-        raise _Rejected(f"malformed: larger than {MAX_INBOX_ITEM_BYTES} bytes")
-    try:
-        text = data.decode("utf-8").removeprefix("\ufeff")
-    except UnicodeDecodeError:
-        raise _Rejected("malformed: not UTF-8 text") from None
-    split = _split(text.replace("\r\n", "\n"))
-    if split is None:
-        raise _Rejected("malformed: no front matter")
-    try:
-        front = yaml.load(split[0], Loader=_LOADER)  # a safe loader: no object construction
-    except (yaml.YAMLError, ValueError, TypeError, RecursionError):
-        raise _Rejected("malformed: front matter is not valid YAML") from None
-    if not isinstance(front, dict):
-        raise _Rejected("malformed: front matter is not a mapping")
-    front = {str(key): value for key, value in front.items()}
-    kind = memory_type(front)
-    if kind is None:
-        raise _Rejected(f"malformed: type is not one of {', '.join(sorted(MEMORY_TYPES))}")
-    name = front.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise _Rejected("malformed: no name")
-    body = split[1]
-    if not body.strip():
-        raise _Rejected("malformed: empty body")
-    metadata = front.get("metadata")
-    if not isinstance(metadata, dict):
-        raise _Rejected("no provenance: no metadata block")
-    return _Parsed(front, metadata, body, kind, name.strip())
-
-
-# --- the rules -------------------------------------------------------------------------------
-
-
-def check_secrets(data: bytes) -> None:
-    """Seed 002 safety rule 5: a credential-shaped value anywhere in the file rejects it.
-
-    The whole text is scanned (every front matter field, every quote, the
-    body); the reason never repeats the value.
-    """
-    reason = credential_reason([data.decode("utf-8", errors="replace")])
-    if reason is not None:
-        raise _Rejected(reason)
-
-
-def check_provenance(metadata: Mapping[str, Any], now: datetime) -> str:
-    """Seed 002 / issue 4 item 4: ``source:<tool>:<machine>:<session>`` and a collection day.
-
-    Returns ``<tool>:<machine>:<session>``. A ``collected`` day later than
-    ``now`` (``rules.future_reason``) is not a collection that happened.
-    """
-    source = metadata.get("source")
-    if source is None:
-        raise _Rejected("no provenance: metadata.source missing")
-    match = _SOURCE.match(source) if isinstance(source, str) else None
-    if match is None:
-        raise _Rejected("no provenance: metadata.source is not source:<tool>:<machine>:<session>")
-    collected = _day(metadata.get("collected"))
-    if collected is None:
-        raise _Rejected("no provenance: metadata.collected is not a date")
-    reason = future_reason(collected, now)
-    if reason is not None:
-        raise _Rejected(reason)
-    return match["session"]
-
-
-def _day(value: object) -> date | None:
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, date):
-        return value
-    if isinstance(value, str):
-        try:
-            return date.fromisoformat(value)
-        except ValueError:
-            return None
-    return None
-
-
-def check_quotes(metadata: Mapping[str, Any], session: str) -> None:
-    """Seed 002: quotes cite ``<tool>:<machine>:<session>:<message>`` of the item's own session.
-
-    At least one quote, each a mapping with a ``message`` id and
-    a ``text``; a quote from another session would make the provenance lie.
-    """
-    quotes = metadata.get("quotes")
-    cited: list[str] = []
-    for quote in quotes if isinstance(quotes, list) else ():
-        if not isinstance(quote, dict) or not isinstance(quote.get("text"), str):
-            raise _Rejected("untraceable: a quote is not a message id and a text")
-        message = quote.get("message")
-        if not isinstance(message, str) or _MESSAGE_ID.match(message) is None:
-            raise _Rejected("untraceable: a quote does not cite tool:machine:session:message")
-        cited.append(message)
-    reason = quotes_reason(cited, session)
-    if reason is not None:
-        raise _Rejected(reason)
-
-
-def check_refs_at_birth(memory: MemoryFile, view: RepoView | None) -> None:
-    """Seed 000 STEP 2 applied at the gate: an item whose references are all missing is stale
-    at birth (FULLY_STALE) and rejected. Unverifiable references, or none, are fine."""
-    reason = stale_at_birth_reason(memory, view)
-    if reason is not None:
-        raise _Rejected(reason)
-
-
-def _normalised(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _names_match(a: MemoryFile, b: MemoryFile) -> bool:
-    """Identical names: the same file stem, or the same front matter ``name`` (any case)."""
-    if a.stem == b.stem:
-        return True
-    return a.title is not None and b.title is not None and a.title.casefold() == b.title.casefold()
-
-
-def find_duplicate(
-    memory: MemoryFile, existing: Iterable[MemoryFile]
-) -> tuple[MemoryFile, str] | None:
-    """Seed 000 STEP 3 at the gate: the existing memory the new one duplicates, and why.
-
-    Same type, and either an identical name or the duplicate rule (same
-    subject and ``rules.near_duplicate`` bodies). Among several, the highest
-    overlap wins, then the file name.
-    """
-    found: list[tuple[float, str, MemoryFile, str]] = []
-    for other in existing:
-        if other.type != memory.type:
-            continue
-        ratio = near_duplicate(memory.body, other.body)
-        if _names_match(memory, other):
-            found.append((ratio or _overlap(memory, other), other.name, other, "same name"))
-        elif ratio is not None and same_subject(memory, other):
-            found.append((ratio, other.name, other, f"near-duplicate (overlap {ratio:.2f})"))
-    if not found:
-        return None
-    best = max(found, key=lambda entry: (entry[0], entry[1]))
-    return best[2], best[3]
-
-
-def _overlap(a: MemoryFile, b: MemoryFile) -> float:
-    return overlap_ratio(significant_words(a.body), significant_words(b.body))
+# --- deciding --------------------------------------------------------------------------------
 
 
 def target_name(kind: MemoryType, name: str, taken: Iterable[str]) -> str:
@@ -330,60 +133,6 @@ def target_name(kind: MemoryType, name: str, taken: Iterable[str]) -> str:
         if candidate.casefold() not in used:
             return candidate
     raise ValueError(f"no free file name for {name!r}")
-
-
-def _as_list(value: object) -> list[Any]:
-    return list(value) if isinstance(value, list) else []
-
-
-def _union(first: Iterable[Any], second: Iterable[Any]) -> list[Any]:
-    """Items of both, first ones first, each once (compared by value)."""
-    result: list[Any] = []
-    for entry in (*first, *second):
-        if entry not in result:
-            result.append(entry)
-    return result
-
-
-def _sources(metadata: Mapping[str, Any]) -> list[Any]:
-    own = [metadata["source"]] if isinstance(metadata.get("source"), str) else []
-    return _union(_as_list(metadata.get("sources")), own)
-
-
-def _op_keys(metadata: Mapping[str, Any]) -> list[Any]:
-    own = [metadata["op_key"]] if isinstance(metadata.get("op_key"), str) else []
-    return _union(_as_list(metadata.get("op_keys")), own)
-
-
-def merge_text(existing: MemoryFile, new_metadata: Mapping[str, Any], new_body: str) -> bytes:
-    """The existing memory with a duplicate folded in (issue 4 item 8: sources and quotes kept).
-
-    The body gains the new statement only when it does not already hold it
-    (compared with whitespace collapsed). The front matter keeps every key
-    and value; ``metadata`` gains ``sources``, ``quotes`` and ``op_keys`` as
-    unions, the existing entries first. ``source`` and ``op_key`` stay as they
-    were.
-    """
-    front = copy.deepcopy(existing.front_matter)
-    metadata = front.get("metadata")
-    metadata = dict(metadata) if isinstance(metadata, dict) else {}
-    metadata["sources"] = _union(_sources(metadata), _sources(new_metadata))
-    metadata["quotes"] = _union(
-        _as_list(metadata.get("quotes")), _as_list(new_metadata.get("quotes"))
-    )
-    keys = _union(_op_keys(metadata), _op_keys(new_metadata))
-    if keys:
-        metadata["op_keys"] = keys
-    front["metadata"] = metadata
-    body = existing.body
-    addition = new_body.strip()
-    if _normalised(addition) not in _normalised(body):
-        body = f"{body.rstrip()}\n\n{addition}\n"
-    block = yaml.dump(front, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=100)
-    return f"{_OPENING}\n{block}{_OPENING}\n{body}".encode()
-
-
-# --- deciding --------------------------------------------------------------------------------
 
 
 def _decide(
@@ -406,29 +155,39 @@ def _decide(
             folder / f"{parsed.type}_{slugify(parsed.name)}.md", item.data, item.mtime
         )
         check_refs_at_birth(memory, view)
-    except _Rejected as rejected:
+    except Rejected as rejected:
         return GateDecision(item.name, item.path, "reject", str(rejected))
     duplicate = find_duplicate(memory, (entry[0] for entry in current.values()))
     if duplicate is not None:
-        other, why = duplicate
-        content = merge_text(other, parsed.metadata, parsed.body)
-        expected = current[other.name][1]
-        merged = parse_memory_file(other.path, content, other.mtime)
-        current[other.name] = (merged, content)
-        return GateDecision(
-            item.name,
-            item.path,
-            "merge",
-            f"{why} of {other.name}",
-            target=other.name,
-            content=content,
-            expected_sha256=hashlib.sha256(expected).hexdigest()
-            if expected is not None
-            else other.sha256,
-        )
+        return _merge(item, parsed, duplicate, current)
     current[name] = (replace(memory, path=folder / name, name=name), item.data)
     return GateDecision(
         item.name, item.path, "accept", f"provenance {session}", target=name, content=item.data
+    )
+
+
+def _merge(
+    item: InboxItem,
+    parsed: ParsedItem,
+    duplicate: tuple[MemoryFile, str],
+    current: dict[str, tuple[MemoryFile, bytes | None]],
+) -> GateDecision:
+    """Fold ``item`` into the memory it duplicates, as the run so far left it (updated here)."""
+    other, why = duplicate
+    content = merge_text(other, parsed.metadata, parsed.body)
+    expected = current[other.name][1]
+    merged = parse_memory_file(other.path, content, other.mtime)
+    current[other.name] = (merged, content)
+    return GateDecision(
+        item.name,
+        item.path,
+        "merge",
+        f"{why} of {other.name}",
+        target=other.name,
+        content=content,
+        expected_sha256=hashlib.sha256(expected).hexdigest()
+        if expected is not None
+        else other.sha256,
     )
 
 
@@ -486,9 +245,9 @@ def _why_not_apply(target: Path, decision: GateDecision) -> str | None:
         # rewriting such a front matter from that reading could drop the rest.
         data = read_if_present(target) or b""
         text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
-        split = _split(text.replace("\r\n", "\n"))
+        split = split_front_matter(text.replace("\r\n", "\n"))
         try:
-            loaded = yaml.load(split[0], Loader=_LOADER) if split else None
+            loaded = yaml.load(split[0], Loader=SAFE_LOADER) if split else None
         except (yaml.YAMLError, ValueError, TypeError, RecursionError):
             loaded = None
         if not isinstance(loaded, dict):

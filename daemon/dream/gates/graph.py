@@ -42,7 +42,8 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from dreamd.dream.execute import Executor
-from dreamd.dream.folder.refs import RepoView, check_refs
+from dreamd.dream.folder.refs import check_refs
+from dreamd.dream.folder.repoview import RepoView
 from dreamd.dream.folder.staleness import judge
 from dreamd.dream.gates.flow import (
     Decision,

@@ -28,13 +28,11 @@ from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
 
-from dreamd.dream.folder.refs import RepoView, check_refs
-from dreamd.dream.folder.similarity import (
-    DUPLICATE_OVERLAP,
-    overlap_reaches,
-    significant_words,
-)
+from dreamd.dream.folder.refs import check_refs
+from dreamd.dream.folder.repoview import RepoView
+from dreamd.dream.folder.similarity import DUPLICATE_OVERLAP
 from dreamd.dream.folder.staleness import classify
+from dreamd.dream.folder.words import overlap_reaches, significant_words
 from dreamd.dream.model import MEMORY_TYPES, MemoryFile, MemoryType, RefCheck
 from dreamd.secrets import contains_secret
 from dreamd.stores import MemoryItem

@@ -41,7 +41,8 @@ from pathlib import Path
 
 from dreamd.dream.execute import Executor
 from dreamd.dream.folder.checks import health_line
-from dreamd.dream.folder.refs import RepoView, check_refs
+from dreamd.dream.folder.refs import check_refs
+from dreamd.dream.folder.repoview import RepoView
 from dreamd.dream.folder.staleness import classify
 from dreamd.dream.gates.flow import (
     Decision,

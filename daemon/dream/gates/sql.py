@@ -24,11 +24,12 @@ from typing import Literal
 
 import msgspec
 
-from dreamd.dream.folder.refs import RepoView
+from dreamd.dream.folder.repoview import RepoView
 from dreamd.dream.gates.flow import StoreRun, scan_views
 from dreamd.dream.gates.rules import near_duplicate, rejection
 from dreamd.errors import StoreError
-from dreamd.fs import atomic_write, read_if_present
+from dreamd.fs import read_if_present
+from dreamd.fswrite import atomic_write
 from dreamd.logs import get_logger
 from dreamd.stores import MemoryItem
 from dreamd.stores.sql import STATUS_NEW, DreamLease, SqlStore
