@@ -19,20 +19,14 @@ replies as plain text set off by blank lines. Format rules, one function each:
   own ``#### Heading`` or ``> quote`` stays prose: ``split_records``;
 - notices (banners, ``Tokens:``, ``Applied edit``, ``Commit``, errors, edit
   failure echoes, ``^C`` noise) are dropped whole;
-- answers to confirm prompts that Aider logs as input are not prompts:
-  ``is_confirm_answer``; slash and ``!`` commands are dropped, except that
-  ``/ask``, ``/code``, ``/architect``, ``/context``, ``/help`` and ``/ok`` keep
-  the prompt they carry, and ``/copy-context`` the question it copies for
-  another model: ``command_prompt``; Aider logs a sent prompt again as input,
-  and the copy is skipped: ``_Relog``;
-- in architect mode the architect's reply is handed to the editor model and
-  logged again as input: ``is_editor_handoff``;
-- replies lose reasoning blocks (``strip_reasoning``), SEARCH/REPLACE edit
-  blocks (``drop_search_replace``), whole-file, unified-diff and patch edits
-  (``drop_file_edits``, ``drop_patches``) and leaked notice lines
-  (``is_notice_line``);
+- input that is not a prompt (confirm answers, commands, relogged prompts,
+  editor handoffs) is told apart by ``dreamd.readers._aider_input``;
+- replies are cleaned by ``dreamd.readers._aider_replies``;
 - a ``--message``/``--message-file`` launch is a scripted run:
   ``launched_by_program``.
+
+``chat_messages`` puts them together: the cleaned prompts and replies of one
+chat, in order.
 
 Invariants: only the chat's start time is logged, so every message carries
 it. Message ids are ``line-<n>``, the chat line where the prompt or reply
@@ -52,8 +46,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from dreamd.markdown import closes, opening, opening_with_info
-
+from ._aider_input import (
+    SENT_COMMANDS,
+    Relog,
+    command_prompt,
+    is_command,
+    is_confirm_answer,
+    is_editor_handoff,
+    normalized,
+)
+from ._aider_replies import clean_reply, strip_reasoning
 from ._model import Message
 
 __all__ = [
@@ -62,10 +64,7 @@ __all__ = [
     "chat_id",
     "chat_messages",
     "chat_started_at",
-    "clean_reply",
-    "command_prompt",
     "find_chats",
-    "is_confirm_answer",
     "launched_by_program",
     "legacy_session_id",
     "split_records",
@@ -74,52 +73,9 @@ __all__ = [
 _HEADER = b"# aider chat started at "
 _STAMP = re.compile(r"(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})")
 
-#: Every command of Aider 0.86, for its own prefix matching (``/cha`` is ``/chat-mode``).
-_COMMAND_NAMES = (
-    "add architect ask chat-mode clear code commit context copy copy-context diff drop edit"
-    " editor editor-model exit git help lint load ls map map-refresh model models"
-    " multiline-mode ok paste quit read-only reasoning-effort report reset run save settings"
-    " test think-tokens tokens undo voice weak-model web"
-)
-_COMMANDS = frozenset(_COMMAND_NAMES.split())
-#: Commands whose arguments Aider sends to the model as the user's message.
-_SENT_COMMANDS = frozenset({"ask", "code", "architect", "context", "help", "ok"})
-#: Commands whose arguments are the person's question though Aider sends nothing:
-#: ``/copy-context <question>`` puts the context and the question on the clipboard,
-#: for a model outside Aider.
-_QUESTION_COMMANDS = frozenset({"copy-context"})
-_PROMPT_COMMANDS = _SENT_COMMANDS | _QUESTION_COMMANDS
-_OK_PROMPT = "Ok, please go ahead and make those changes."
-
-_CONFIRM = re.compile(r"\(Y\)es/\(N\)o.*\[[^\]\n]*\]:\s*\S*\s*$")
+#: Aider's own program in a logged command line, and the flags that make the launch scripted.
 _PROGRAM = re.compile(r"(?:^|[/\\])aider(?:\.exe)?$|aider[/\\]__main__\.py$", re.IGNORECASE)
 _MESSAGE_FLAGS = ("--message", "--msg", "--message-file")
-
-_REASONING = re.compile(
-    r"<(thinking-content-[0-9a-fA-F]+|think|thinking)>.*?(?:</\1\s*>|\Z)"
-    r"|-{5,}\n► \*\*THINKING\*\*.*?(?:-{5,}\n► \*\*ANSWER\*\*|\Z)",
-    re.DOTALL,
-)
-_SEARCH = re.compile(r"^<{5,9} (?:SEARCH>?|ORIGINAL)\s*$")
-_REPLACE = re.compile(r"^>{5,9} (?:REPLACE|UPDATED)\s*$")
-_DIFF_LANGS = frozenset({"diff", "patch", "udiff"})
-_PATCH_BEGIN, _PATCH_END = "*** Begin Patch", "*** End Patch"
-
-#: Lines of Aider's own messages that reach reply text when a file lost its
-#: trailing spaces (an editor or hook stripped them): interrupts, edit failures.
-_NOTICE_LINE = re.compile(
-    r"^(?:\^C KeyboardInterrupt|\^C again to exit"
-    r"|# \d+ SEARCH/REPLACE blocks? failed to match!"
-    r"|## SearchReplaceNoExactMatch:"
-    r"|The SEARCH section must exactly match an existing block"
-    r"|Did you mean to match some of these actual lines from "
-    r"|Are you sure you need this SEARCH/REPLACE block\?"
-    r"|The REPLACE lines are already in "
-    r"|# The other \d+ SEARCH/REPLACE blocks? w(?:ere|as) applied successfully"
-    r"|Don't re-send them\.$"
-    r"|Just reply with fixed versions of the blocks? above that failed to match"
-    r"|The LLM did not conform to the edit format\.)"
-)
 
 
 # --------------------------------------------------------------------------- chats
@@ -314,231 +270,6 @@ def input_text(lines: Iterable[str]) -> str:
     return "\n".join(body).strip()
 
 
-# --------------------------------------------------------------------------- input
-
-
-def is_confirm_answer(text: str) -> bool:
-    """``Add file to the chat? (Y)es/(N)o/... [Yes]: skip``: Aider logs the answer
-    to a grouped confirm question as input; it is not a prompt."""
-    return "\n" not in text and _CONFIRM.search(text) is not None
-
-
-def is_command(text: str) -> bool:
-    """Aider runs any input starting with ``/`` or ``!`` as a command, never as chat."""
-    return text[:1] in ("/", "!")
-
-
-def resolve_command(word: str) -> str | None:
-    """The command Aider runs for ``/word``: the exact name, else the only one it prefixes."""
-    name = word[1:]
-    if name in _COMMANDS:
-        return name
-    matches = [command for command in _COMMANDS if command.startswith(name)]
-    return matches[0] if len(matches) == 1 else None
-
-
-def command_prompt(text: str) -> tuple[str, str] | None:
-    """``(command, prompt)`` for a command that sends its arguments to the model.
-
-    ``/ask q``, ``/code q``, ``/architect q``, ``/context q``, ``/help q`` send
-    ``q``; ``/ok x`` sends ``Ok, please go ahead and make those changes. x``;
-    ``/copy-context q`` sends nothing but ``q`` is the person's question all
-    the same. Every other command, an ambiguous or unknown one and ``!shell``
-    carry no prompt.
-    """
-    if not text.startswith("/"):
-        return None
-    word = text.split(maxsplit=1)[0]
-    name = resolve_command(word)
-    if name not in _PROMPT_COMMANDS:
-        return None
-    rest = text[len(word) :].strip()
-    if name == "ok":
-        return name, f"{_OK_PROMPT} {rest}".strip()
-    return (name, rest) if rest else None
-
-
-@dataclass(frozen=True, slots=True)
-class _Relog:
-    """A prompt sent through a command, which Aider logs once more as input."""
-
-    command: str
-    prompt: str
-
-    def repeated_by(self, text: str) -> bool:
-        """True for the logged copy (``/help`` logs its docs-laden question)."""
-        if self.command == "help":
-            return text.startswith("# Question:")
-        return _normalized(text) == _normalized(self.prompt)
-
-
-def is_editor_handoff(text: str, last_reply: str) -> bool:
-    """True when the input is the architect's reply that Aider passed to the editor
-    model, which it logs as input right after that reply."""
-    return bool(last_reply) and _normalized(text) == last_reply
-
-
-def _normalized(text: str) -> str:
-    """Text compared line by line without trailing spaces or outer blank lines."""
-    return "\n".join(line.rstrip() for line in text.strip().splitlines()).strip()
-
-
-# --------------------------------------------------------------------------- replies
-
-
-def clean_reply(text: str) -> str:
-    """A reply's prose: reasoning, edit blocks and leaked notices removed."""
-    lines = strip_reasoning(text).split("\n")
-    lines = drop_search_replace(lines)
-    lines = drop_patches(lines)
-    lines = drop_file_edits(lines)
-    return _tidy(line for line in lines if not is_notice_line(line))
-
-
-def strip_reasoning(text: str) -> str:
-    """Remove ``<thinking-content-<hex>>`` blocks (Aider's tag for model reasoning),
-    raw ``<think>``/``<thinking>`` blocks and Aider's THINKING/ANSWER framing."""
-    return _REASONING.sub("", text)
-
-
-def drop_search_replace(lines: list[str]) -> list[str]:
-    """Remove ``<<<<<<< SEARCH`` ... ``>>>>>>> REPLACE`` edit blocks with the file
-    name and fences around them, in whichever order the model put those."""
-    kept: list[str] = []
-    index = 0
-    while index < len(lines):
-        if _SEARCH.match(lines[index]):
-            _drop_block_lead(kept)
-            index = _after_edit_block(lines, index)
-            continue
-        kept.append(lines[index])
-        index += 1
-    return kept
-
-
-def _drop_block_lead(kept: list[str]) -> None:
-    """Pop the fence and file-name lines (at most three) that open an edit block."""
-    for _ in range(3):
-        if kept and (opening(kept[-1]) is not None or _is_file_name(kept[-1])):
-            kept.pop()
-        else:
-            return
-
-
-def _after_edit_block(lines: list[str], start: int) -> int:
-    """Index past the block's REPLACE marker and its closing fence; an unfinished
-    block runs to the next bare fence or the end."""
-    for index in range(start + 1, len(lines)):
-        if _REPLACE.match(lines[index]):
-            after = index + 1
-            if after < len(lines) and _is_bare_fence(lines[after]):
-                after += 1
-            return after
-    for index in range(start + 1, len(lines)):
-        if _is_bare_fence(lines[index]):
-            return index + 1
-    return len(lines)
-
-
-def drop_patches(lines: list[str]) -> list[str]:
-    """Remove ``*** Begin Patch`` ... ``*** End Patch`` edits (Aider's patch format)."""
-    kept: list[str] = []
-    inside = False
-    for line in lines:
-        if line.strip() == _PATCH_BEGIN:
-            inside = True
-        elif inside and line.strip() == _PATCH_END:
-            inside = False
-        elif not inside:
-            kept.append(line)
-    return kept
-
-
-def drop_file_edits(lines: list[str]) -> list[str]:
-    """Remove fenced blocks that are edits: a whole file under its name (Aider's
-    ``whole`` format: the line before the fence is the file name), a unified diff,
-    or a block left empty by the other rules. Other code blocks stay."""
-    kept: list[str] = []
-    index = 0
-    while index < len(lines):
-        opener = opening_with_info(lines[index])
-        if opener is None:
-            kept.append(lines[index])
-            index += 1
-            continue
-        fence, info = opener
-        close = _closing_fence(lines, index, fence)
-        body = lines[index + 1 : close]
-        if kept and _is_file_name(kept[-1]):
-            kept.pop()
-        elif _is_fenced_name(body) and close + 1 < len(lines) and lines[close + 1].strip():
-            close = _next_bare_fence(lines, close + 1)
-        elif not _is_diff(info.split(" ")[0], body) and any(line.strip() for line in body):
-            kept.extend(lines[index : close + 1])
-        index = close + 1
-    return kept
-
-
-def _is_fenced_name(body: list[str]) -> bool:
-    """A block holding only a file name: a ``whole`` edit whose model fenced the
-    name and then wrote the file unfenced up to a closing fence."""
-    names = [line for line in body if line.strip()]
-    return len(names) == 1 and _is_file_name(names[0])
-
-
-def _next_bare_fence(lines: list[str], start: int) -> int:
-    """Index of the first bare fence at or after ``start`` (or the last line)."""
-    for index in range(start, len(lines)):
-        if _is_bare_fence(lines[index]):
-            return index
-    return len(lines)
-
-
-def _closing_fence(lines: list[str], start: int, fence: str) -> int:
-    """Index of the fence closing the block opened at ``start`` (or the last line)."""
-    for index in range(start + 1, len(lines)):
-        if closes(lines[index], fence):
-            return index
-    return len(lines)
-
-
-def _is_diff(language: str, body: list[str]) -> bool:
-    """A unified diff in a ``diff`` block: Aider's ``udiff`` edit format."""
-    return language.lower() in _DIFF_LANGS and any(
-        line.startswith(("@@", "+++ ", "--- ")) for line in body
-    )
-
-
-def _is_bare_fence(line: str) -> bool:
-    """A fence line without a language: the close (or a bare open) of an edit block."""
-    opened = opening_with_info(line)
-    return opened is not None and not opened[1]
-
-
-def _is_file_name(line: str) -> bool:
-    """A line holding only a path, as Aider expects before an edit block
-    (it strips ``*``, backticks, ``#`` and a trailing colon the same way)."""
-    name = line.strip().strip("*").rstrip(":").strip("`").lstrip("#").strip()
-    if not name or len(name) > 250 or any(char.isspace() for char in name):
-        return False
-    return ("." in name or "/" in name) and not name.startswith(("<", "`", "~", "http"))
-
-
-def is_notice_line(line: str) -> bool:
-    """A line of Aider's own notices that can leak into reply text."""
-    return _NOTICE_LINE.match(line.strip()) is not None
-
-
-def _tidy(lines: Iterable[str]) -> str:
-    """Trailing spaces removed, runs of blank lines collapsed, outer blanks stripped."""
-    out: list[str] = []
-    for raw in lines:
-        line = raw.rstrip()
-        if line or (out and out[-1]):
-            out.append(line)
-    return "\n".join(out).strip()
-
-
 # --------------------------------------------------------------------------- conversation
 
 
@@ -549,7 +280,7 @@ class _Turns:
     started: datetime | None
     messages: list[Message] = field(default_factory=list)
     prompted: bool = False
-    relog: _Relog | None = None
+    relog: Relog | None = None
     last_reply: str = ""
 
     def add_input(self, record: Record) -> None:
@@ -569,8 +300,8 @@ class _Turns:
             carried = command_prompt(text)
             if carried is None:
                 return
-            if carried[0] in _SENT_COMMANDS:
-                self.relog = _Relog(*carried)
+            if carried[0] in SENT_COMMANDS:
+                self.relog = Relog(*carried)
             text = carried[1]
         self._append(record, "user", text)
 
@@ -579,7 +310,7 @@ class _Turns:
         raw = record.text
         if not self.prompted or not raw.strip():
             return
-        self.last_reply = _normalized(strip_reasoning(raw))
+        self.last_reply = normalized(strip_reasoning(raw))
         reply = clean_reply(raw)
         if reply:
             self._append(record, "assistant", reply)

@@ -8,9 +8,11 @@ generated folders pruned, plus the file named by ``AIDER_CHAT_HISTORY_FILE``;
 ``history_files_in`` finds the files of project folders learned from other
 tools. A root may be a folder or a history file.
 
-The log format (chats, records, commands, edit blocks, reply cleaning) is
-parsed by ``dreamd.readers._aider_history``; the names this module has always
-exported (``find_chats``, ``split_records``, ...) are re-exported from there.
+The log format is parsed by ``dreamd.readers._aider_history`` (chats,
+records, conversations), ``_aider_input`` (commands and input that is not a
+prompt) and ``_aider_replies`` (edit blocks, reply cleaning); the names this
+module has always exported (``find_chats``, ``split_records``, ...) are
+re-exported from there.
 
 A chat's id comes from what the file itself says, never from where the home
 or the checkout is: its path relative to the project root (the nearest
@@ -38,14 +40,13 @@ from ._aider_history import (
     chat_id,
     chat_messages,
     chat_started_at,
-    clean_reply,
-    command_prompt,
     find_chats,
-    is_confirm_answer,
     launched_by_program,
     legacy_session_id,
     split_records,
 )
+from ._aider_input import command_prompt, is_confirm_answer
+from ._aider_replies import clean_reply
 from ._common import load_bytes, unresolved
 from ._io import SourceChanged, describe_os_error, read_bytes, walk_files
 from ._model import Conversation, FileVersion, SessionRef, Unresolved

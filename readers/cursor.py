@@ -14,7 +14,9 @@ One tool name, two storages, told apart by the root ``discover`` is given
   thinking blocks are dropped, and so are the context envelopes around the
   prompt and ``[REDACTED]`` placeholders.
 - **IDE databases** (``<User dir>/workspaceStorage/*/state.vscdb`` and
-  ``globalStorage/state.vscdb``): see ``_cursor_vscdb``.
+  ``globalStorage/state.vscdb``): see ``_cursor_vscdb`` (the store, its
+  shapes and which bubbles are prose), ``_cursor_scan`` and ``_cursor_items``
+  (discovery) and ``_cursor_read`` (one conversation).
 """
 
 from __future__ import annotations
@@ -26,7 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from ._common import discover_files, load_json_lines, unresolved
-from ._cursor_vscdb import TOOL, database_root_kind, discover_databases, read_database_session
+from ._cursor_read import read_database_session
+from ._cursor_scan import discover_databases
+from ._cursor_vscdb import TOOL, database_root_kind
 from ._model import Conversation, Message, Role, SessionRef, Unresolved
 from ._parse import line_ids, strip_tagged_blocks
 
