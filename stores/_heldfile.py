@@ -46,8 +46,8 @@ from dreamd.fswrite import exclusive_lock, replace_file, sweep_temps, write_new
 
 from ._codec import key_hash
 from ._item import MemoryItem, Receipt
-from ._protocol import Capabilities, HeldItem
-from ._registry import StoreTable
+from ._protocol import Capabilities, HeldItem, Store
+from ._registry import GateKind, StoreContext, StoreSpec, StoreTable
 from .memory import ITEM_FIELDS
 
 __all__ = [
@@ -57,6 +57,7 @@ __all__ = [
     "HeldRecord",
     "Shown",
     "check_file_table",
+    "file_store_spec",
     "holding_name",
     "ledger_name",
     "located",
@@ -351,3 +352,23 @@ def check_file_table(table: FileStoreTable, listed: bool) -> tuple[str, str] | N
     if listed and not table.path:
         return "path", "collect.stores lists this store: give its file"
     return None
+
+
+def file_store_spec(name: str, store: Callable[[Path], Store], *, gate: GateKind) -> StoreSpec:
+    """The registry entry of a one-file store: its table is ``FileStoreTable``, its adapter
+    ``store(file)``, one store for every session's items."""
+
+    def open_store(
+        table: FileStoreTable, context: StoreContext, project: str | None, create: bool
+    ) -> Store | None:
+        found = located(table, context.home)
+        return None if found is None else store(found[0])
+
+    return StoreSpec(
+        name=name,
+        table=FileStoreTable,
+        gate=gate,
+        per_project=False,
+        open=open_store,
+        check=check_file_table,
+    )

@@ -46,17 +46,14 @@ from dreamd.errors import StoreError
 
 from ._codec import dumps_ascii, loads, op_keys_from_json, record_from_json, record_to_json
 from ._heldfile import (
-    FileStoreTable,
     HeldFileStore,
     Shown,
-    check_file_table,
+    file_store_spec,
     holding_name,
     ledger_name,
-    located,
     sidecar_name,
 )
 from ._item import MemoryItem
-from ._registry import StoreContext, StoreSpec
 
 __all__ = [
     "PROVENANCE_PREFIX",
@@ -297,19 +294,5 @@ class GraphStore(HeldFileStore[Pending]):
         return [Shown(line.op_keys, line.raw) for line in parse_graph(data) if line.owned]
 
 
-def _open(
-    table: FileStoreTable, context: StoreContext, project: str | None, create: bool
-) -> GraphStore | None:
-    found = located(table, context.home)
-    return None if found is None else GraphStore(found[0])
-
-
 #: The registry's entry (``dreamd.stores.registry``).
-SPEC = StoreSpec(
-    name="graph",
-    table=FileStoreTable,
-    gate="graph",
-    per_project=False,
-    open=_open,
-    check=check_file_table,
-)
+SPEC = file_store_spec("graph", GraphStore, gate="graph")

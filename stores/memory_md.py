@@ -44,17 +44,14 @@ from dreamd.errors import StoreError
 
 from ._codec import dumps_ascii, loads, record_from_json, record_to_json
 from ._heldfile import (
-    FileStoreTable,
     HeldFileStore,
     Shown,
-    check_file_table,
+    file_store_spec,
     holding_name,
     ledger_name,
-    located,
     sidecar_name,
 )
 from ._item import MemoryItem
-from ._registry import StoreContext, StoreSpec
 from .sectioned import (
     Entry,
     entries,
@@ -251,19 +248,5 @@ class MemoryMdStore(HeldFileStore[Record]):
         ]
 
 
-def _open(
-    table: FileStoreTable, context: StoreContext, project: str | None, create: bool
-) -> MemoryMdStore | None:
-    found = located(table, context.home)
-    return None if found is None else MemoryMdStore(found[0])
-
-
 #: The registry's entry (``dreamd.stores.registry``).
-SPEC = StoreSpec(
-    name="memory-md",
-    table=FileStoreTable,
-    gate="sectioned",
-    per_project=False,
-    open=_open,
-    check=check_file_table,
-)
+SPEC = file_store_spec("memory-md", MemoryMdStore, gate="sectioned")
