@@ -21,12 +21,13 @@ import dreamd.readers
 import dreamd.stores
 
 #: Modules every layer may use: errors, the file layer, Markdown fences, where agents keep
-#: their files, the secret filter.
+#: their files, which repository a folder belongs to, the secret filter.
 BASE = (
     "dreamd.errors",
     "dreamd.fs",
     "dreamd.markdown",
     "dreamd.agentdirs",
+    "dreamd.gitroot",
     "dreamd.secrets",
 )
 #: The application's core every job may use: settings, state, logs, locks, selection.
@@ -54,6 +55,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("dreamd.fs", ()),
     ("dreamd.markdown", ()),
     ("dreamd.agentdirs", ()),
+    ("dreamd.gitroot", ()),
     ("dreamd.sessioninfo", ("dreamd.readers",)),
     ("dreamd.selection", ("dreamd.sessioninfo",)),
     ("dreamd.sqlite", ()),

@@ -26,8 +26,8 @@ Rebuild rules (``restructure``), one function each:
 
 The user's title is kept; ``# <folder> Memory`` (the seed's title) is written
 only when the index has none. Existing entries keep their own words and
-separator; new entries use the separator most entries already use (the
-seed's ``--`` in a new index). Lines appended after a code block the user
+separator; new entries use the separator most entries already use (Claude
+Code's ``—`` in a new index, ``NEW_INDEX_SEPARATOR``). Lines appended after a code block the user
 left open get a closing fence first, or they would be code. The single
 trailer line and the byte budget belong to ``dreamd.dream.folder.budget``, which
 ``rebuild`` runs after these rules.
@@ -108,6 +108,9 @@ __all__ = [
 UNSORTED_HEADING = "Unsorted"
 #: The seed's separator between an entry's link and its one-line description.
 SEED_SEPARATOR = " -- "
+#: The separator of a new index: Claude Code's own (``- [Title](file.md) — hook``), which the
+#: seed's ``--`` stands for in plain text (issue 11 item 3).
+NEW_INDEX_SEPARATOR = " — "
 #: Words a heading must contain to receive orphans of each type.
 TYPE_HEADING_WORDS: dict[str, frozenset[str]] = {
     "user": frozenset({"user", "users"}),
@@ -209,8 +212,8 @@ class Rebuilt:
 # --------------------------------------------------------------------------- entry lines
 
 
-def entry_line(memory: MemoryFile, separator: str = SEED_SEPARATOR) -> IndexLine:
-    """The seed's index line for a file: ``- [Name](file.md) -- one-line description``."""
+def entry_line(memory: MemoryFile, separator: str = NEW_INDEX_SEPARATOR) -> IndexLine:
+    """The index line for a file: ``- [Name](file.md) — one-line description``."""
     name = (memory.title or "").strip() or memory.stem
     label = re.sub(r"([\[\]\\])", r"\\\1", " ".join(name.split()))
     hook = orphan_hook(memory)
@@ -239,7 +242,7 @@ def _dominant_separator(index: Index) -> str:
     """The separator most entries use, so a new line matches its neighbours."""
     counts = Counter(_canonical_separator(entry.separator) for entry in index.entries if entry.hook)
     if not counts:
-        return SEED_SEPARATOR
+        return NEW_INDEX_SEPARATOR
     best = max(counts.values())
     return next(sep for sep, n in counts.items() if n == best)
 
