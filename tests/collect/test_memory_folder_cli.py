@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import time
 from pathlib import Path
@@ -143,5 +144,8 @@ def test_a_custom_memory_directory_receives_the_items_and_the_dream_gates_them(
     dream = run_dreamd(isolated_home, "dream", "--json")
     assert dream.returncode == 0, dream.stderr
     assert inbox_of(custom) == []
-    index = (custom / "MEMORY.md").read_text()
-    assert index.count("](feedback_") + index.count("](project_") == 2
+    links = [line for line in (custom / "MEMORY.md").read_text().splitlines() if "](" in line]
+    assert len(links) == 2
+    assert all(
+        re.fullmatch(r"- \[[^]]+\]\((feedback|project)_[a-z_]+\.md\) — \S.*", x) for x in links
+    )
