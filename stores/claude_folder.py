@@ -62,6 +62,7 @@ __all__ = [
     "SettingsSources",
     "auto_memory_enabled",
     "locate_memory_folder",
+    "located_folders",
     "managed_settings_path",
     "memory_base",
     "memory_directory_setting",

@@ -149,3 +149,18 @@ def test_a_custom_memory_directory_receives_the_items_and_the_dream_gates_them(
     assert all(
         re.fullmatch(r"- \[[^]]+\]\((feedback|project)_[a-z_]+\.md\) — \S.*", x) for x in links
     )
+
+
+def test_a_vanished_working_directory_plants_into_its_own_folder_and_says_so(
+    isolated_home: Path,
+) -> None:
+    """No folder left to ask git about: its own key is used and a warning line names it."""
+    gone = isolated_home / "src" / "deleted-app"
+    transcript(isolated_home, gone, "aaaaaaaa-0000-4000-8000-000000000005")
+    result = run_dreamd(isolated_home, "collect", "--json")
+    assert result.returncode == 0, result.stderr
+    folder = isolated_home / ".claude" / "projects" / project_key(str(gone)) / "memory"
+    assert len(inbox_of(folder)) == 2
+    events = [json.loads(line) for line in result.stderr.splitlines() if line.startswith("{")]
+    (warning,) = [e for e in events if e["event"] == "store.claude_memory.assumed"]
+    assert warning["project"] == str(gone) and "no longer exists" in warning["note"]
