@@ -60,6 +60,7 @@ class CollectConfig(_Table):
     extractor: Literal["heuristic", "openai", "anthropic", "command"] = "heuristic"
     stores: list[str] = msgspec.field(default_factory=lambda: ["claude-memory", "sql"])
     max_tokens_per_run: int = 0  # model tokens one run may spend; 0 = no cap
+    exclude_projects: list[str] = msgspec.field(default_factory=list)  # globs of project paths
 
 
 class OpenAIExtractorConfig(_Table):
@@ -159,6 +160,7 @@ def parse_config(text: str, path: Path | None = None) -> Config:
     _check_stores(config, path)
     _check_schedules(config, path)
     _check_extractor(config, path)
+    _check_exclusions(config, path)
     return config
 
 
@@ -233,6 +235,13 @@ def _check_extractor(config: Config, path: Path | None) -> None:
         )
 
 
+def _check_exclusions(config: Config, path: Path | None) -> None:
+    """Every ``collect.exclude_projects`` pattern says something."""
+    for index, pattern in enumerate(config.collect.exclude_projects):
+        if not pattern.strip():
+            raise ConfigError(path, f"collect.exclude_projects[{index}]", "must not be empty")
+
+
 def _check_schedules(config: Config, path: Path | None) -> None:
     from zoneinfo import ZoneInfo
 
@@ -292,6 +301,7 @@ class Settings:
     data_dir: Path
     machine: str
     source_roots: Mapping[str, tuple[Path, ...]]
+    home: Path | None = None  # the home ``~`` in settings means (None: the process's)
 
     @property
     def state_db(self) -> Path:
@@ -335,6 +345,7 @@ def load_settings(
         data_dir=default_data_dir(),
         machine=config.machine or socket.gethostname().split(".")[0] or "localhost",
         source_roots=resolve_source_roots(config, env, home),
+        home=home,
     )
 
 

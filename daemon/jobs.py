@@ -23,6 +23,7 @@ from dreamd.dream.model import DreamRequest
 from dreamd.dream.run import DreamOutcome, dream_job, undo_job
 from dreamd.dream.stores import GatedStore, close_stores, gated_stores
 from dreamd.lock import pipeline_lock
+from dreamd.privacy import ProjectExclusion
 from dreamd.selection import SelectionPolicy
 from dreamd.statedb import StateDB
 
@@ -52,10 +53,12 @@ def live_ids_from_env(env: Mapping[str, str]) -> frozenset[str]:
 def selection_policy(settings: Settings, budget: int | None = None) -> SelectionPolicy:
     """The configured selection policy; ``budget`` overrides the session budget."""
     configured = settings.config.collect
+    home = settings.home or Path.home()
     return SelectionPolicy(
         live_guard=timedelta(minutes=configured.live_guard_minutes),
         budget_sessions=budget or configured.budget_sessions,
         budget_messages=configured.budget_messages,
+        excluded=ProjectExclusion(configured.exclude_projects, home),
     )
 
 

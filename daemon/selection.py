@@ -8,6 +8,8 @@ Rules, each one function below:
 2. Order: ``last_message_at`` newest first, then tool name, then session id by
    code point, then path. Sessions with no known time sort last.
 3. Guards, in this order, before any budget is spent:
+   excluded (a project the user keeps out: ``SelectionPolicy.excluded``
+   names why, ``dreamd.privacy``; never read for extraction),
    unresolved (could not be read: reported, never taken as empty),
    live (written or last message within the guard, or named live: a live
    session is never marked trivial or resolved; a last message more than
@@ -35,7 +37,7 @@ ever selected.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Literal
@@ -63,7 +65,15 @@ __all__ = [
 ]
 
 Status = Literal[
-    "eligible", "partial", "damaged", "live", "trivial", "resolved", "unresolved", "held"
+    "eligible",
+    "partial",
+    "damaged",
+    "live",
+    "trivial",
+    "resolved",
+    "unresolved",
+    "held",
+    "excluded",
 ]
 
 #: The cursor's reason for a damaged session whose every readable message was collected at
@@ -93,13 +103,23 @@ class CursorEntry:
     reason: str = ""  # for "held": why the cursor holds the session back (legacy review)
 
 
+def _nothing_excluded(project: str) -> str | None:
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class SelectionPolicy:
-    """Guard and budget settings (from ``[collect]`` in the config)."""
+    """Guard and budget settings (from ``[collect]`` in the config).
+
+    ``excluded`` says why a project is kept out of collection, or None
+    (``dreamd.privacy.ProjectExclusion``: it looks for ignore files, once per
+    project); the default excludes nothing.
+    """
 
     live_guard: timedelta = timedelta(minutes=30)
     budget_sessions: int = 3
     budget_messages: int = 150
+    excluded: Callable[[str], str | None] = field(default=_nothing_excluded, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +287,9 @@ def _decide(
     live_ids: frozenset[str],
     policy: SelectionPolicy,
 ) -> Decision:
+    excluded = policy.excluded(info.project) if info.project else None
+    if excluded is not None:
+        return Decision(info, "excluded", excluded)
     if info.unresolved is not None:
         return Decision(info, "unresolved", info.unresolved)
     live = live_reason(info, now, policy.live_guard, live_ids)

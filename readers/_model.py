@@ -5,8 +5,11 @@ Invariants (checked on construction, so a reader cannot emit a bad value):
 - every string handed on is valid text (strict UTF-8, no NUL): message text
   loses NULs and gets U+FFFD for lone surrogates, ids and session ids get a
   visible escape instead (``dreamd.readers._text``);
-- a ``Message`` has role ``user`` or ``assistant`` and non-empty text;
-  its ``fingerprint`` is derived from role and text, never passed in;
+- a ``Message`` has role ``user`` or ``assistant`` and non-empty text, with
+  every ``<private>…</private>`` span removed (``strip_private``: nothing a
+  person marked private reaches a store, plan, report, log or ``sources
+  show``; a message that was all private is no message); its
+  ``fingerprint`` is derived from role and that text, never passed in;
 - a ``Conversation``'s ``project`` is a plausible folder or None: a recorded
   working directory that cannot be one (``project_problem``) becomes None
   with a note saying why, so the session is reported, never a crash;
@@ -28,7 +31,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, NamedTuple
 
-from ._text import clean_id, clean_text, is_valid_text, project_problem
+from ._text import clean_id, clean_text, is_valid_text, project_problem, strip_private
 
 __all__ = [
     "Conversation",
@@ -160,8 +163,9 @@ class Message:
 
     @classmethod
     def build(cls, id: str, role: Role, text: str, timestamp: datetime | None) -> Message | None:
-        """The message, or None when its text is empty once made valid (only NULs, say)."""
-        if not clean_text(text).strip():
+        """The message, or None when its text is empty once made valid (only NULs, say) and
+        its private spans are gone."""
+        if not strip_private(clean_text(text)).strip():
             return None
         return cls(id, role, text, timestamp)
 
@@ -171,7 +175,7 @@ class Message:
         if not self.id:
             raise ValueError("a message needs an id")
         object.__setattr__(self, "id", clean_id(self.id))
-        object.__setattr__(self, "text", clean_text(self.text))
+        object.__setattr__(self, "text", strip_private(clean_text(self.text)))
         if not self.text.strip():
             raise ValueError(f"message {self.id} has no text")
         _require_utc(self.timestamp, f"timestamp of message {self.id}")

@@ -14,7 +14,11 @@ function each:
   included (``repair_surrogates``); NULs are left for the model to judge, so
   that a working directory holding one can be recognised as damaged;
 - a working directory is a project only when it is plausible: valid text, no
-  NUL, absolute, at most ``MAX_PATH_CHARS`` long (``project_problem``).
+  NUL, absolute, at most ``MAX_PATH_CHARS`` long (``project_problem``);
+- what a person marks ``<private>…</private>`` never leaves a reader
+  (``strip_private``): the span goes, tags and all, any case, across lines;
+  an opening tag never closed hides the rest of the message; a closing tag
+  with no opening one is dropped.
 
 Nothing here does I/O.
 """
@@ -32,12 +36,15 @@ __all__ = [
     "is_valid_text",
     "project_problem",
     "repair_surrogates",
+    "strip_private",
 ]
 
 #: Longer than any path a file system accepts (Linux PATH_MAX is 4,096 bytes).
 MAX_PATH_CHARS = 4096
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+#: A private span: to its closing tag, else to the end of the text.
+_PRIVATE = re.compile(r"<private>.*?(?:</private>|\Z)|</private>", re.IGNORECASE | re.DOTALL)
 _ID_DAMAGE = re.compile("[\x00\ud800-\udfff]")
 _REPLACEMENT = "\ufffd"
 
@@ -54,6 +61,11 @@ def clean_text(text: str) -> str:
     if not text.isascii() and _SURROGATE.search(text) is not None:
         text = _SURROGATE.sub(_REPLACEMENT, text)
     return text
+
+
+def strip_private(text: str) -> str:
+    """``text`` without its ``<private>…</private>`` spans (see the module's rules)."""
+    return _PRIVATE.sub("", text) if "<" in text else text
 
 
 def clean_id(text: str) -> str:

@@ -161,8 +161,12 @@ class HeldFileStore(ABC, Generic[R]):
         """``data`` with ``records[index]`` (``records`` as ``_parse`` read ``data``) as ``new``."""
 
     @abstractmethod
-    def _shown(self, data: bytes) -> list[Shown]:
-        """What the shown file ``data`` shows for operation keys, in file order."""
+    def _shown(self, data: bytes, ledger: Callable[[], Sequence[R]]) -> list[Shown]:
+        """What the shown file ``data`` shows for operation keys, in file order.
+
+        ``ledger`` reads the ledger's records, for a format whose shown file
+        carries no keys of its own (Gemini's ``GEMINI.md``).
+        """
 
     # --- the store ----------------------------------------------------------------------------
 
@@ -247,8 +251,9 @@ class HeldFileStore(ABC, Generic[R]):
                         self.holding_name, record.op_key, record.op_key, record.raw
                     )
                     held.append(HeldItem(receipt, record.item, pending=True))
-            shown = self._shown(self._read(root, self.index_name) or b"")
-            for record in self._records(root, self.ledger_name):
+            ledger = self._records(root, self.ledger_name)
+            shown = self._shown(self._read(root, self.index_name) or b"", lambda: ledger)
+            for record in ledger:
                 if record.item is None or record.item.source != source:
                     continue
                 thing = shown_with(shown, record.op_key)
@@ -301,7 +306,7 @@ class HeldFileStore(ABC, Generic[R]):
         data = self._read(root, self.index_name) or b""
         if self.SHOWN_MARK not in data:
             return None
-        thing = shown_with(self._shown(data), op_key)
+        thing = shown_with(self._shown(data, lambda: self._records(root, self.ledger_name)), op_key)
         return None if thing is None else self._shown_receipt(op_key, thing)
 
     def _read(self, root: int, name: str) -> bytes | None:

@@ -22,8 +22,9 @@ from ._protocol import Store
 __all__ = ["GateKind", "StoreContext", "StoreSpec", "StoreTable", "no_problem"]
 
 #: The gates the dream has (``dreamd.dream.gates``): a memory folder's ``.inbox/``, a SQL
-#: store's ``new`` rows, a sectioned ``MEMORY.md``'s holding file, a graph's pending lines.
-GateKind = Literal["folder", "rows", "sectioned", "graph"]
+#: store's ``new`` rows, a sectioned ``MEMORY.md``'s holding file, a graph's pending lines,
+#: Gemini's held facts.
+GateKind = Literal["folder", "rows", "sectioned", "graph", "gemini"]
 
 
 class StoreTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):

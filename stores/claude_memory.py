@@ -7,18 +7,23 @@ Rules (seed 002 phase 4, SPEC "Stores", issue 4 item 4):
   *reads* the folder's top-level topic files, to find items the gate has
   already accepted (the gate keeps ``metadata.op_key``, or lists merged keys
   in ``metadata.op_keys``), so a retry after a dream cannot plant twice.
-- A file is a topic file like the folder's own: YAML front matter with
-  ``name``, ``description``, ``type`` and a ``metadata:`` block holding the
+- A file is a topic file in Claude Code's own shape: YAML front matter with
+  ``name`` (a short human title), ``description`` (one line), ``type``,
+  ``originSessionId`` (the session it came from, as Claude Code names it
+  beside a top-level ``type``) and a ``metadata:`` block holding the
   provenance (``source``, ``collected``), the ``op_key``, ``confidence``,
   ``category``, ``project`` and the ``quotes`` (message id and text); the
-  body is the memory itself. Every field round-trips exactly; ``write``
-  checks that before it writes.
+  body is the memory itself, with its ``**Why:**`` and ``**How to apply:**``
+  lines where the conversation gave them. Every field round-trips exactly;
+  ``write`` checks that before it writes.
 - The operation key lives only in the file, so the files are the index:
   ``find`` reads front matter and nothing can disagree with it after a crash.
   Temp files (hidden, ``.tmp``) are never items, whatever they hold.
-- The file name is ``<type>_<slug>.md`` (the folder's convention, whose
-  prefix the dream's index budget reads), made unique with ``-2``, ``-3`` …
-  against ``.inbox/`` and the folder, and always one safe component.
+- The file name is ``<type>_<short slug>.md`` (the folder's convention, whose
+  prefix the dream's index budget reads): the first ``SHORT_SLUG_WORDS``
+  words of the title that carry meaning, joined by ``_`` (``topic_stem``),
+  made unique with ``-2``, ``-3`` … only on a collision against ``.inbox/``
+  and the folder, and always one safe component.
 - One writer at a time: find-then-write runs under ``flock`` on
   ``.inbox/.lock``, so two processes writing one key keep one file.
 - ``update`` rewrites only an ``.inbox/`` file (never an accepted one), under
@@ -30,13 +35,13 @@ Rules (seed 002 phase 4, SPEC "Stores", issue 4 item 4):
 
 from __future__ import annotations
 
-import re
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+import structlog
 import yaml
 
 from dreamd.agentdirs import claude_dir
@@ -56,6 +61,7 @@ from dreamd.fswrite import exclusive_lock, replace_file, sweep_temps, write_new
 from ._item import MemoryItem, Quote, Receipt
 from ._protocol import Capabilities, HeldItem
 from ._registry import StoreContext, StoreSpec, StoreTable
+from .claude_folder import MemoryLocation, locate_memory_folder, managed_settings_path
 from .memory import ITEM_FIELDS
 
 __all__ = [
@@ -65,9 +71,12 @@ __all__ = [
     "ClaudeMemoryTable",
     "file_names",
     "memory_folder_for",
+    "origin_session",
     "parse_item",
     "render_item",
+    "short_slug",
     "stored_op_keys",
+    "topic_stem",
 ]
 
 #: The subfolder new items go to; the validate gate moves them out.
@@ -80,6 +89,17 @@ MAX_ITEM_BYTES = 4 * 1024 * 1024
 STALE_TEMP_SECONDS = 3600.0
 #: How many ``-N`` suffixes to try before giving up on a name.
 MAX_NAME_SUFFIX = 10_000
+#: A file name holds this many words of the item's title ("a few words").
+SHORT_SLUG_WORDS = 4
+#: ... and at most this many bytes of them.
+MAX_SHORT_SLUG_BYTES = 48
+#: Words a file name leaves out (negations stay: they carry the meaning).
+_SLUG_FILLERS = frozenset(
+    {"a", "an", "the", "of", "to", "in", "on", "at", "for", "by", "with", "and", "or", "is"}
+    | {"are", "be", "was", "it", "its", "this", "that", "we", "you", "i"}
+)
+
+log = structlog.get_logger("dreamd.stores")
 
 _OPENING = "---"
 _CLOSINGS = frozenset({"---", "..."})
@@ -256,9 +276,28 @@ def _is_item_file_name(name: str) -> bool:
     return name.endswith(".md") and not name.startswith((".", "MEMORY"))
 
 
+def short_slug(title: str) -> str:
+    """A few words of ``title`` as a file name part: ``Always run the linter first`` →
+    ``always_run_linter_first``.
+
+    The first ``SHORT_SLUG_WORDS`` words of its slug (``fs.slugify``) that are
+    not function words (all of them when nothing else is left), joined by
+    ``_``, at most ``MAX_SHORT_SLUG_BYTES`` bytes.
+    """
+    words = slugify(title).split("-")
+    meaningful = [word for word in words if word not in _SLUG_FILLERS] or words
+    kept = slugify(" ".join(meaningful[:SHORT_SLUG_WORDS]), max_bytes=MAX_SHORT_SLUG_BYTES)
+    return kept.replace("-", "_")
+
+
+def topic_stem(kind: str, title: str) -> str:
+    """``<type>_<short slug>``: the stem of a collected item's file (the dream's gate too)."""
+    return f"{kind}_{short_slug(title)}"
+
+
 def file_names(item: MemoryItem) -> Iterator[str]:
-    """Candidate file names for ``item``, in order: ``<type>_<slug>.md``, then ``-2``, ``-3`` …"""
-    stem = f"{item.type}_{slugify(item.name)}"
+    """Candidate file names for ``item``, in order: ``<type>_<short slug>.md``, then ``-2`` …"""
+    stem = topic_stem(item.type, item.name)
     yield f"{stem}.md"
     for suffix in range(2, MAX_NAME_SUFFIX + 1):
         yield f"{stem}-{suffix}.md"
@@ -286,7 +325,7 @@ def render_item(op_key: str, item: MemoryItem, *, updates: Sequence[str] = ()) -
         {"message": quote.message_id, "text": quote.text} for quote in item.quotes
     ]
     front: dict[str, Any] = {"name": item.name, "description": item.description}
-    front.update(type=item.type, metadata=metadata)
+    front.update(type=item.type, originSessionId=origin_session(item.source), metadata=metadata)
     try:
         block = yaml.dump(
             front, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=_YAML_WIDTH
@@ -298,6 +337,11 @@ def render_item(op_key: str, item: MemoryItem, *, updates: Sequence[str] = ()) -
     if len(data) > MAX_ITEM_BYTES or not faithful:
         raise StoreError(f"item {item.name!r} cannot be written as a topic file faithfully")
     return data
+
+
+def origin_session(source: str) -> str:
+    """The session of ``source:<tool>:<machine>:<session>``: Claude Code's ``originSessionId``."""
+    return source.split(":", 3)[3]
 
 
 def parse_item(data: bytes) -> tuple[str, MemoryItem] | None:
@@ -430,17 +474,21 @@ class ClaudeMemoryTable(StoreTable):
     """``[stores.claude-memory]``: nothing to set yet (the folder follows Claude Code's own)."""
 
 
-def memory_folder_for(project: str, claude: Path, known: Mapping[str, Path]) -> Path:
-    """The Claude Code memory folder of ``project``.
+def memory_folder_for(project: str, context: StoreContext) -> MemoryLocation:
+    """Where Claude Code keeps the auto memory of a session started in ``project``.
 
-    ``known`` maps project paths to the transcript folders whose sessions
-    recorded them; otherwise the folder is named the way Claude Code names
-    it (every character but letters and digits becomes ``-``).
+    The main worktree's folder under the config dir, or the folder Claude
+    Code's settings name, or none when they turn auto memory off
+    (``stores.claude_folder``).
     """
-    folder = known.get(project)
-    if folder is None:
-        folder = claude / "projects" / re.sub(r"[^A-Za-z0-9]", "-", project)
-    return folder / "memory"
+    return locate_memory_folder(
+        project,
+        claude=claude_dir(context.env, context.home),
+        env=context.env,
+        home=context.home,
+        known=context.claude_projects,
+        managed=managed_settings_path(),
+    )
 
 
 def _open(
@@ -448,8 +496,10 @@ def _open(
 ) -> ClaudeMemoryStore | None:
     if not project:
         return None
-    claude = claude_dir(context.env, context.home)
-    return ClaudeMemoryStore(memory_folder_for(project, claude, context.claude_projects))
+    where = memory_folder_for(project, context)
+    if where.note is not None:
+        log.warning("store.claude_memory.assumed", project=project, note=where.note)
+    return None if where.folder is None else ClaudeMemoryStore(where.folder)
 
 
 #: The registry's entry (``dreamd.stores.registry``): one folder per session's project.

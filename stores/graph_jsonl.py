@@ -36,7 +36,7 @@ this module is the format: graph lines, provenance and pending lines.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -289,7 +289,7 @@ class GraphStore(HeldFileStore[Pending]):
         lines[index] = new
         return join_lines(lines)
 
-    def _shown(self, data: bytes) -> list[Shown]:
+    def _shown(self, data: bytes, ledger: Callable[[], Sequence[Pending]]) -> list[Shown]:
         """The owned entities of the graph, with the keys their provenance lists."""
         return [Shown(line.op_keys, line.raw) for line in parse_graph(data) if line.owned]
 

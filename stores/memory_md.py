@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from dreamd.errors import StoreError
@@ -239,7 +239,7 @@ class MemoryMdStore(HeldFileStore[Record]):
         record = records[index]
         return encode(replace_lines(decode(data), record.first, record.last, decode(new)))
 
-    def _shown(self, data: bytes) -> list[Shown]:
+    def _shown(self, data: bytes, ledger: Callable[[], Sequence[Record]]) -> list[Shown]:
         """The entries of ``MEMORY.md`` whose ``dreamd:op`` comment lists keys."""
         return [
             Shown(tail.op_keys, encode(entry.text))

@@ -7,11 +7,12 @@ and a ``SPEC`` naming the gate the dream runs over it), then add the spec to
 
 from __future__ import annotations
 
-from . import claude_memory, graph_jsonl, memory_md, sql
+from . import claude_memory, gemini_md, graph_jsonl, memory_md, sql
 from ._registry import GateKind, StoreContext, StoreSpec, StoreTable
 
 __all__ = ["STORES", "GateKind", "StoreContext", "StoreSpec", "StoreTable"]
 
 STORES: dict[str, StoreSpec] = {
-    spec.name: spec for spec in (claude_memory.SPEC, sql.SPEC, memory_md.SPEC, graph_jsonl.SPEC)
+    spec.name: spec
+    for spec in (claude_memory.SPEC, sql.SPEC, memory_md.SPEC, graph_jsonl.SPEC, gemini_md.SPEC)
 }

@@ -52,6 +52,7 @@ from dreamd.collect.cursorstate import (
     window_key,
 )
 from dreamd.collect.plan import WritePlan, held_items, load_plan, make_plan, plant, save_plan
+from dreamd.collect.planted import PlantedItem, planted_item
 from dreamd.collect.signals import StopCollecting, WindowPending
 from dreamd.errors import SourceError
 from dreamd.fswrite import CrashPoint
@@ -123,6 +124,7 @@ class CollectResult:
     tokens: int = 0
     tokens_by_session: dict[str, int] = field(default_factory=dict)  # "tool:id" -> tokens
     stopped: str | None = None  # why the pass ended early, if it did
+    planted_items: list[PlantedItem] = field(default_factory=list)  # each confirmed write
 
 
 class CursorStore:
@@ -426,12 +428,15 @@ def _plant_window(
     CRASH.tick()
     intent = Intent(plan.window_key, plan.plan_id, tuple(m.id for m in window.messages))
     run.save(begin_window(run.cursors.cursor, key, intent))
-    receipts = []
+    receipts, planted = [], []
     for op in plan.operations:
         CRASH.tick()
-        receipts.append(plant(stores[op.store], op).op_key)
+        receipt = plant(stores[op.store], op)
+        receipts.append(receipt.op_key)
+        planted.append(planted_item(op.store, op.item, receipt, updated=op.target is not None))
     CRASH.tick()
     result = run.result
+    result.planted_items += planted
     result.planted.update(op.item.category for op in plan.operations if op.target is None)
     result.updated.update(op.item.category for op in plan.operations if op.target is not None)
     result.handoff += sum(op.target is None for op in plan.operations)

@@ -43,6 +43,7 @@ def report_json(
         "windows": result.windows,
         "budget": {"sessions": len(selection.selected) if selection else 0, "max": budget},
         "planted": {**_by_stage(planted), "updated": _by_stage(updated)},
+        "planted_items": [entry.as_json() for entry in result.planted_items],
         "would_plant": [
             {"type": i.type, "category": i.category, "name": i.name, "description": i.description}
             for i in result.would_plant
@@ -116,6 +117,7 @@ def report_text(document: dict[str, Any]) -> str:
     ]
     if document.get("stopped"):
         lines.append(f"Stopped early: {document['stopped']} (partial sessions resume next run)")
+    lines += _planted_lines(document.get("planted_items") or [])
     if document["would_plant"]:
         lines.append("Would plant (dry run):")
         lines += [
@@ -123,6 +125,20 @@ def report_text(document: dict[str, Any]) -> str:
             for i in document["would_plant"]
         ]
     return "\n".join(lines) + "\n"
+
+
+def _planted_lines(entries: list[dict[str, Any]]) -> list[str]:
+    """One line per item planted or updated: what, into which store, where, from which session."""
+    if not entries:
+        return []
+    lines = ["Planted items:"]
+    for entry in entries:
+        where = entry["file"] or entry["location"]
+        lines.append(
+            f"- {entry['action']} [{entry['type']}/{entry['category']}] {entry['title']} "
+            f"→ {entry['store']}: {where} (from {entry['session']})"
+        )
+    return lines
 
 
 def _legacy_lines(cursor: dict[str, Any]) -> list[str]:

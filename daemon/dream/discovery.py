@@ -5,6 +5,10 @@ Seed 000 STEP 1 looks in three places: ``.claude/projects/*/memory/``,
 under the user's Claude Code directory and under every project directory
 the transcripts name, plus configured roots.
 
+The memory folder Claude Code uses for each project the transcripts name
+(``stores.claude_folder``: the main worktree's folder, or the one its
+settings name) is visited too, paired with that repository (issue 11).
+
 Pairing (issue 3): a folder inside ``<repo>/.claude/`` is checked against
 that repo. A ``~/.claude/projects/<encoded>/memory/`` folder is checked
 against the working directory its own transcripts record — the encoded
@@ -75,12 +79,19 @@ def discover_folders(
     session_projects: Mapping[Path, Sequence[str]],
     extra_roots: Iterable[Path] = (),
     only: Sequence[Path] = (),
+    *,
+    located: Mapping[Path, Path] = {},
 ) -> list[FolderTarget]:
     """Every memory folder to visit, each paired with its repository.
 
-    ``only`` (``--root``, repeatable) restricts the run to those folders.
+    ``located`` maps the memory folders Claude Code uses for known projects to
+    their repositories; ``only`` (``--root``, repeatable) restricts the run to
+    those folders.
     """
     targets: dict[Path, FolderTarget] = {}
+    for folder, root in sorted(located.items()):
+        if _is_memory_folder(folder):
+            targets.setdefault(folder.resolve(), FolderTarget(folder, root))
     for folder in _candidates(claude):
         repo = None
         if folder.name == "memory" and folder.parent.parent == claude / "projects":

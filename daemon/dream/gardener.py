@@ -39,6 +39,7 @@ from dreamd.dream.pending import write_pending
 from dreamd.dream.plan import FolderPlan, plan_folder
 from dreamd.dream.report import FolderReport, RunReport
 from dreamd.logs import get_logger
+from dreamd.stores.claude_folder import located_folders
 
 __all__ = ["consult_evidence", "default_budget", "run_dream"]
 
@@ -94,7 +95,7 @@ def run_dream(
     if request.mode == "apply-pending":
         return apply_pending(request, state_dir)
     claude = claude_dir(env, home)
-    targets = _targets(claude, request, sessions)
+    targets = _targets(claude, request, sessions, env, home)
     if not targets:
         return RunReport(request.run_id, "no-op", (), messages=("No memory directories found",))
     repos = {t.repo for t in targets if t.repo is not None}
@@ -114,7 +115,11 @@ def run_dream(
 
 
 def _targets(
-    claude: Path, request: DreamRequest, sessions: Sequence[tuple[str, str | None, float | None]]
+    claude: Path,
+    request: DreamRequest,
+    sessions: Sequence[tuple[str, str | None, float | None]],
+    env: Mapping[str, str],
+    home: Path,
 ) -> list[FolderTarget]:
     """The memory folders to dream over, each paired with its repository."""
     projects = {p for _, p, _ in sessions if p and Path(p).is_dir()}
@@ -122,7 +127,11 @@ def _targets(
     for path, project, _ in sessions:
         if project:
             by_folder.setdefault(Path(path).parent, []).append(project)
-    return discover_folders(claude, projects, by_folder, request.extra_roots, request.only)
+    known = {project: Path(path).parent for path, project, _ in sessions if project}
+    located = located_folders(sorted(projects), claude=claude, env=env, home=home, known=known)
+    return discover_folders(
+        claude, projects, by_folder, request.extra_roots, request.only, located=located
+    )
 
 
 def _housekeeping(home: Path, targets: Sequence[FolderTarget]) -> Iterable[str]:

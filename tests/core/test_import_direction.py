@@ -21,14 +21,14 @@ import dreamd.readers
 import dreamd.stores
 
 #: Modules every layer may use: errors, the file layer (reads, writes), Markdown fences, where
-#: agents keep
-#: their files, the secret filter.
+#: agents keep their files, which repository a folder belongs to, the secret filter.
 BASE = (
     "dreamd.errors",
     "dreamd.fs",
     "dreamd.fswrite",
     "dreamd.markdown",
     "dreamd.agentdirs",
+    "dreamd.gitroot",
     "dreamd.secrets",
 )
 #: The application's core every job may use: settings, state, logs, locks, selection.
@@ -41,6 +41,7 @@ CORE = (
     "dreamd.lock",
     "dreamd.catalog",
     "dreamd.selection",
+    "dreamd.privacy",
     "dreamd.sessioninfo",
     "dreamd.runrecord",
     "dreamd.schedule",
@@ -57,8 +58,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("dreamd.fs", ()),
     ("dreamd.markdown", ()),
     ("dreamd.agentdirs", ()),
+    ("dreamd.gitroot", ()),
     ("dreamd.sessioninfo", ("dreamd.readers",)),
     ("dreamd.selection", ("dreamd.sessioninfo",)),
+    ("dreamd.privacy", ()),
     ("dreamd.sqlite", ()),
     ("dreamd.schedule", ()),
     ("dreamd.logs", ()),

@@ -122,27 +122,27 @@ def test_valid_item_is_accepted_byte_for_byte(tmp_path: Path) -> None:
     """A well-formed, traceable item moves into the folder unchanged; the inbox file is trashed."""
     folder = tmp_path / "mem"
     data = item_bytes()
-    plant(folder, "project_deploy-pipeline-notes.md", data)
+    plant(folder, "project_deploy_pipeline_notes.md", data)
     lines, _ = run_gate(folder)
-    assert (folder / "project_deploy-pipeline-notes.md").read_bytes() == data
-    assert not (folder / INBOX / "project_deploy-pipeline-notes.md").exists()
-    trashed = folder / ".trash" / TODAY.isoformat() / "project_deploy-pipeline-notes.md"
+    assert (folder / "project_deploy_pipeline_notes.md").read_bytes() == data
+    assert not (folder / INBOX / "project_deploy_pipeline_notes.md").exists()
+    trashed = folder / ".trash" / TODAY.isoformat() / "project_deploy_pipeline_notes.md"
     assert trashed.read_bytes() == data
     assert lines == [
-        f"accepted {INBOX}/project_deploy-pipeline-notes.md as "
-        f"project_deploy-pipeline-notes.md: provenance {SESSION}"
+        f"accepted {INBOX}/project_deploy_pipeline_notes.md as "
+        f"project_deploy_pipeline_notes.md: provenance {SESSION}"
     ]
 
 
 def test_accepted_name_never_overwrites(tmp_path: Path) -> None:
     """A file already holding the planted name (untyped, so no merge) gets a -2 name instead."""
     folder = tmp_path / "mem"
-    existing(folder, "project_deploy-pipeline-notes.md", "hand-written, no front matter\n")
-    plant(folder, "project_deploy-pipeline-notes.md", item_bytes())
+    existing(folder, "project_deploy_pipeline_notes.md", "hand-written, no front matter\n")
+    plant(folder, "project_deploy_pipeline_notes.md", item_bytes())
     (decision,) = decide(folder)
-    assert (decision.verdict, decision.target) == ("accept", "project_deploy-pipeline-notes-2.md")
+    assert (decision.verdict, decision.target) == ("accept", "project_deploy_pipeline_notes-2.md")
     run_gate(folder)
-    assert (folder / "project_deploy-pipeline-notes.md").read_text() == (
+    assert (folder / "project_deploy_pipeline_notes.md").read_text() == (
         "hand-written, no front matter\n"
     )
 
@@ -152,11 +152,11 @@ def test_apply_skips_an_accept_whose_name_appeared(tmp_path: Path) -> None:
     folder = tmp_path / "mem"
     plant(folder, "a.md", item_bytes())
     decisions = decide(folder)
-    existing(folder, "project_deploy-pipeline-notes.md", "someone else\n")
+    existing(folder, "project_deploy_pipeline_notes.md", "someone else\n")
     executor = Executor(folder, tmp_path / "state", TODAY, CrashPoint())
     (line,) = apply_gate(folder, decisions, executor)
     assert line.startswith(f"skipped {INBOX}/a.md")
-    assert (folder / "project_deploy-pipeline-notes.md").read_text() == "someone else\n"
+    assert (folder / "project_deploy_pipeline_notes.md").read_text() == "someone else\n"
     assert (folder / INBOX / "a.md").exists()
 
 
@@ -179,11 +179,11 @@ def test_near_duplicate_is_merged_keeping_sources_quotes_and_text(tmp_path: Path
     target = existing(folder, "project_deploy_pipeline.md", EXISTING)
     plant(
         folder,
-        "project_deploy-pipeline-notes.md",
+        "project_deploy_pipeline_notes.md",
         item_bytes(body="Deploys run through the staging cluster before production, then canary."),
     )
     lines, _ = run_gate(folder)
-    assert lines[0].startswith(f"merged {INBOX}/project_deploy-pipeline-notes.md into ")
+    assert lines[0].startswith(f"merged {INBOX}/project_deploy_pipeline_notes.md into ")
     text = target.read_text()
     assert "Deploys run through the staging cluster before production.\n" in text
     assert text.rstrip().endswith("then canary.")
@@ -267,7 +267,7 @@ def test_same_name_of_another_type_is_not_merged(tmp_path: Path) -> None:
     existing(folder, "project_deploy_pipeline.md", EXISTING)
     plant(folder, "x.md", item_bytes(name="deploy pipeline", type="feedback"))
     (decision,) = decide(folder)
-    assert (decision.verdict, decision.target) == ("accept", "feedback_deploy-pipeline.md")
+    assert (decision.verdict, decision.target) == ("accept", "feedback_deploy_pipeline.md")
 
 
 def test_two_inbox_duplicates_first_accepted_second_merged(tmp_path: Path) -> None:
@@ -280,11 +280,11 @@ def test_two_inbox_duplicates_first_accepted_second_merged(tmp_path: Path) -> No
     assert first.verdict == "accept" and second.verdict == "merge"
     assert second.target == first.target
     run_gate(folder)
-    accepted = folder / "project_deploy-pipeline-notes.md"
+    accepted = folder / "project_deploy_pipeline_notes.md"
     assert metadata(accepted)["source"] == f"source:{SESSION}"
     assert metadata(accepted)["sources"] == [f"source:{SESSION}", f"source:{other}"]
     assert stored_op_keys(accepted.read_bytes()) == {"op-a", "op-b"}
-    assert sorted(p.name for p in folder.glob("*.md")) == ["project_deploy-pipeline-notes.md"]
+    assert sorted(p.name for p in folder.glob("*.md")) == ["project_deploy_pipeline_notes.md"]
 
 
 def test_merge_skipped_when_the_memory_changed_since(tmp_path: Path) -> None:
@@ -455,4 +455,4 @@ def test_real_folder_keeps_its_files_through_a_gate_run(tmp_path: Path) -> None:
     assert lines[0].startswith("accepted")
     after = {p.name: p.read_bytes() for p in folder.glob("*.md")}
     assert {k: v for k, v in after.items() if k in before} == before
-    assert set(after) - set(before) == {"project_zz-gate-probe.md"}
+    assert set(after) - set(before) == {"project_zz_gate_probe.md"}

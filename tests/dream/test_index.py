@@ -310,7 +310,7 @@ class TestOrphans:
         text = "# M\n\n## Project Purpose\n- advisory work\n"
         orphan = memory("project_x.md", title="X", description="d")
         lines = lines_of(rebuilt(text, [orphan]).new_index)
-        assert lines[-2:] == ["## Unsorted", "- [X](project_x.md) -- d"]
+        assert lines[-2:] == ["## Unsorted", "- [X](project_x.md) — d"]
 
     def test_orphans_without_a_heading_go_under_unsorted_at_the_end(self) -> None:
         """Orphans of a type with no heading, or with no type, go under one new ``## Unsorted``."""
@@ -337,10 +337,11 @@ class TestOrphans:
         assert parse_index("\n".join(lines[-2:])).entries[1].file == "project_c.md"
 
     def test_new_entries_use_the_separator_the_index_uses(self) -> None:
-        """Where entries use ``—``, a new one does too; a new index uses the seed's ``--``."""
+        """Where entries use ``--``, a new one does too; a new index uses Claude Code's ``—``."""
         orphan = memory("feedback_b.md", type="feedback", title="B", description="d")
-        assert "- [B](feedback_b.md) — d" in rebuilt(self.SECTIONED, self.files(orphan)).new_index
-        assert "- [B](feedback_b.md) -- d" in rebuilt(None, [orphan]).new_index
+        dashed = "# M\n\n- [A](a.md) -- x\n"
+        assert "- [B](feedback_b.md) -- d" in rebuilt(dashed, [memory("a.md"), orphan]).new_index
+        assert "- [B](feedback_b.md) — d" in rebuilt(None, [orphan]).new_index
 
     def test_every_orphan_is_linked_exactly_once(self) -> None:
         """After the rebuild each surviving file has exactly one entry."""
@@ -372,14 +373,14 @@ class TestPlainList:
         assert result.report.plain_list
 
     def test_missing_index_is_written_in_the_seed_form(self) -> None:
-        """Without MEMORY.md the index is ``# <folder> Memory`` then one line per file."""
+        """Without MEMORY.md the index is ``# <folder> Memory`` then one ``—`` line per file."""
         files = [
             memory("b.md", title="B", description="two"),
             memory("a.md", title="A", description="one"),
         ]
         result = rebuilt(None, files, title="reviewer-performance")
         assert result.new_index == (
-            "# reviewer-performance Memory\n\n- [A](a.md) -- one\n- [B](b.md) -- two\n"
+            "# reviewer-performance Memory\n\n- [A](a.md) — one\n- [B](b.md) — two\n"
         )
 
     def test_plain_list_without_title_gets_the_seed_title(self) -> None:

@@ -8,6 +8,7 @@ from typing import Protocol
 
 from dreamd.stores import MemoryItem, Quote, Receipt, Store
 from dreamd.stores.claude_memory import ClaudeMemoryStore
+from dreamd.stores.gemini_md import GeminiStore
 from dreamd.stores.graph_jsonl import GraphStore
 from dreamd.stores.memory_md import MemoryMdStore
 from dreamd.stores.sql import SqlStore
@@ -86,4 +87,6 @@ def open_store(kind: str, target: str) -> ReadableStore:
         return MemoryMdStore(Path(target))
     if kind == "graph":
         return GraphStore(Path(target))
+    if kind == "gemini":
+        return GeminiStore(Path(target))
     raise ValueError(f"no persistent adapter {kind!r}")

@@ -44,8 +44,8 @@ def folder(tmp_path: Path) -> Path:
     """A memory folder with an index and two accepted memories."""
     memory = tmp_path / "memory"
     memory.mkdir()
-    (memory / "MEMORY.md").write_text("- [Old](project_decision-0.md) — an old one\n")
-    (memory / "project_decision-0.md").write_text("---\nname: old\ntype: project\n---\nOld.\n")
+    (memory / "MEMORY.md").write_text("- [Old](project_decision_0.md) — an old one\n")
+    (memory / "project_decision_0.md").write_text("---\nname: old\ntype: project\n---\nOld.\n")
     (memory / "user_role.md").write_text("---\nname: role\ntype: user\n---\nA dev.\n")
     return memory
 
@@ -60,7 +60,7 @@ def test_items_go_only_into_the_inbox(folder: Path) -> None:
 
 
 def test_the_file_is_a_topic_file_with_front_matter_and_provenance(folder: Path) -> None:
-    """Front matter holds name, description, type and a metadata block; the body is the memory."""
+    """Front matter holds name, description, type, the origin session and a metadata block."""
     item = sample_item(4)
     receipt = ClaudeMemoryStore(folder).write("op-4", item)
     text = (folder / receipt.location).read_text()
@@ -70,6 +70,7 @@ def test_the_file_is_a_topic_file_with_front_matter_and_provenance(folder: Path)
         "name": "decision 1",
         "description": "We decided thing 4",
         "type": "project",
+        "originSessionId": "0a1f-session",
         "metadata": {
             "source": "source:claude-code:devbox:0a1f-session",
             "collected": date(2026, 11, 30),
@@ -98,20 +99,27 @@ def test_the_dream_reads_an_inbox_file_like_any_topic_file(folder: Path) -> None
 
 
 def test_file_names_are_type_and_slug(folder: Path) -> None:
-    """A file is named ``<type>_<slug>.md`` after the item's name."""
+    """A file is named ``<type>_<short_slug>.md`` after the item's name."""
     receipt = ClaudeMemoryStore(folder).write("op-1", sample_item(0, name="Prefer uv, not pip!"))
-    assert receipt.location == f"{INBOX}/project_prefer-uv-not-pip.md"
+    assert receipt.location == f"{INBOX}/project_prefer_uv_not_pip.md"
+
+
+def test_a_long_title_gives_a_few_words_of_file_name(folder: Path) -> None:
+    """Only the first four words that carry meaning name the file; function words drop out."""
+    title = "Always run the linter before committing to the main branch"
+    receipt = ClaudeMemoryStore(folder).write("op-1", sample_item(0, name=title))
+    assert receipt.location == f"{INBOX}/project_always_run_linter_before.md"
 
 
 def test_a_taken_name_gets_a_numbered_suffix(folder: Path) -> None:
     """Names taken in the inbox or by an accepted memory in the folder get -2, -3 …"""
     store = ClaudeMemoryStore(folder)
     locations = [store.write(f"op-{i}", sample_item(0)).location for i in range(3)]
-    # project_decision-0.md exists in the folder itself, so the inbox starts at -2
+    # project_decision_0.md exists in the folder itself, so the inbox starts at -2
     assert locations == [
-        f"{INBOX}/project_decision-0-2.md",
-        f"{INBOX}/project_decision-0-3.md",
-        f"{INBOX}/project_decision-0-4.md",
+        f"{INBOX}/project_decision_0-2.md",
+        f"{INBOX}/project_decision_0-3.md",
+        f"{INBOX}/project_decision_0-4.md",
     ]
 
 
@@ -169,9 +177,9 @@ def test_a_symlink_planted_at_the_file_name_is_never_written_through(
     victim = tmp_path / "victim"
     victim.write_bytes(b"precious\n")
     (folder / INBOX).mkdir()
-    (folder / INBOX / "project_decision-1.md").symlink_to(victim)
+    (folder / INBOX / "project_decision_1.md").symlink_to(victim)
     receipt = ClaudeMemoryStore(folder).write("op-1", sample_item(1))
-    assert receipt.location == f"{INBOX}/project_decision-1-2.md"
+    assert receipt.location == f"{INBOX}/project_decision_1-2.md"
     assert victim.read_bytes() == b"precious\n"
 
 
@@ -180,7 +188,7 @@ def test_a_link_is_never_read_as_an_item(folder: Path, tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere.md"
     elsewhere.write_bytes(render_item("op-1", sample_item(1)))
     (folder / INBOX).mkdir()
-    (folder / INBOX / "project_decision-1.md").symlink_to(elsewhere)
+    (folder / INBOX / "project_decision_1.md").symlink_to(elsewhere)
     assert ClaudeMemoryStore(folder).find("op-1") is None
 
 
@@ -199,7 +207,7 @@ def test_a_forged_receipt_location_is_never_read(folder: Path, location: str) ->
 def test_a_temp_file_holding_a_whole_item_is_not_an_item(folder: Path) -> None:
     """Temp files count for nothing, even complete ones: only a published name is an item."""
     (folder / INBOX).mkdir()
-    (folder / INBOX / ".project_decision-1.md.a1b2c3d4e5f6.tmp").write_bytes(
+    (folder / INBOX / ".project_decision_1.md.a1b2c3d4e5f6.tmp").write_bytes(
         render_item("op-1", sample_item(1))
     )
     assert ClaudeMemoryStore(folder).find("op-1") is None
@@ -233,9 +241,9 @@ def test_an_item_accepted_into_the_folder_is_still_found(folder: Path) -> None:
     """After the gate moves an item out of the inbox, its key is found and not planted again."""
     store = ClaudeMemoryStore(folder)
     receipt = store.write("op-1", sample_item(1))
-    (folder / receipt.location).rename(folder / "project_decision-1.md")
+    (folder / receipt.location).rename(folder / "project_decision_1.md")
     moved = store.find("op-1")
-    assert moved is not None and moved.location == "project_decision-1.md"
+    assert moved is not None and moved.location == "project_decision_1.md"
     assert store.verify(moved, "op-1")
     assert store.write("op-1", sample_item(1)) == moved
     assert list((folder / INBOX).glob("*.md")) == []
@@ -258,7 +266,7 @@ def test_a_moved_item_fails_its_old_receipt(folder: Path) -> None:
     """``verify`` checks the receipt's own location, not just that the key exists somewhere."""
     store = ClaudeMemoryStore(folder)
     receipt = store.write("op-1", sample_item(1))
-    (folder / receipt.location).rename(folder / "project_decision-1.md")
+    (folder / receipt.location).rename(folder / "project_decision_1.md")
     assert not store.verify(receipt, "op-1")
 
 

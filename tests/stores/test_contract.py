@@ -1,5 +1,5 @@
 """The store contract, run on every adapter: in-memory, Claude Code memory folder, SQL,
-sectioned MEMORY.md and knowledge-graph JSONL.
+sectioned MEMORY.md, knowledge-graph JSONL and Gemini's GEMINI.md.
 
 SQL runs twice: on a SQLite file, and on PostgreSQL (a fresh schema of the
 server ``tests.stores.postgres`` finds; skipped when none answers).
@@ -29,6 +29,7 @@ from dreamd.stores.claude_memory import (
     render_item,
     stored_op_keys,
 )
+from dreamd.stores.gemini_md import GeminiStore
 from dreamd.stores.graph_jsonl import GraphStore
 from dreamd.stores.memory import MemoryStore
 from dreamd.stores.memory_md import MemoryMdStore
@@ -39,10 +40,10 @@ from tests.stores.postgres import fresh_schema
 from tests.stores.updater import restated
 from tests.stores.writer import op_key
 
-ADAPTERS = ("memory", "claude-memory", "sql", "postgresql", "memory-md", "graph")
-PERSISTENT = ("claude-memory", "sql", "postgresql", "memory-md", "graph")
+ADAPTERS = ("memory", "claude-memory", "sql", "postgresql", "memory-md", "graph", "gemini")
+PERSISTENT = ("claude-memory", "sql", "postgresql", "memory-md", "graph", "gemini")
 #: Adapters several processes may write at once.
-CONCURRENT = ("claude-memory", "sql", "postgresql", "memory-md", "graph")
+CONCURRENT = ("claude-memory", "sql", "postgresql", "memory-md", "graph", "gemini")
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -172,6 +173,17 @@ def _graph_harness(area: Path, _cleanup: ExitStack) -> Harness:
     )  # fmt: skip
 
 
+def _gemini_harness(area: Path, _cleanup: ExitStack) -> Harness:
+    store = GeminiStore(area / "gemini" / "GEMINI.md")
+    return Harness(
+        "gemini", area, str(store.path), lambda: GeminiStore(store.path),
+        lambda receipt: textstores.gemini_tamper(store, receipt),
+        lambda: textstores.gemini_held_keys(store),
+        lambda key, item: textstores.gemini_leave_partial(store, key, item),
+        strays=lambda: textstores.gemini_strays(store),
+    )  # fmt: skip
+
+
 _HARNESSES: dict[str, Callable[[Path, ExitStack], Harness]] = {
     "memory": _memory_harness,
     "claude-memory": _claude_harness,
@@ -179,6 +191,7 @@ _HARNESSES: dict[str, Callable[[Path, ExitStack], Harness]] = {
     "postgresql": _postgres_harness,
     "memory-md": _memory_md_harness,
     "graph": _graph_harness,
+    "gemini": _gemini_harness,
 }
 
 
@@ -445,6 +458,9 @@ ACCEPT: dict[str, Callable[[Harness, Receipt], None]] = {
     ),
     "graph": lambda harness, receipt: textstores.graph_accept(
         GraphStore(Path(harness.target)), receipt
+    ),
+    "gemini": lambda harness, receipt: textstores.gemini_accept(
+        GeminiStore(Path(harness.target)), receipt
     ),
 }
 

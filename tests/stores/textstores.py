@@ -9,9 +9,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+from dreamd.dream.gates.gemini import dream_gemini
 from dreamd.dream.gates.graph import dream_graph
 from dreamd.dream.gates.sectioned import dream_memory_md
 from dreamd.stores import MemoryItem, Receipt
+from dreamd.stores.gemini_md import HOLDING_HEADER as GEMINI_HOLDING_HEADER
+from dreamd.stores.gemini_md import GeminiStore
+from dreamd.stores.gemini_md import render_record as render_gemini_record
 from dreamd.stores.graph_jsonl import (
     GraphStore,
     join_lines,
@@ -127,6 +131,50 @@ def graph_leave_partial(store: GraphStore, key: str, item: MemoryItem) -> None:
 def graph_accept(store: GraphStore, receipt: Receipt) -> None:
     """Run the real validate gate; the item must come out accepted."""
     lines = dream_graph(
+        store, run_dir=store.folder.parent / "runs" / "accept", now=GATE_NOW, dry_run=False
+    )
+    assert any(line.startswith("accepted") for line in lines.changes), lines
+
+
+# --- Gemini's GEMINI.md -------------------------------------------------------------------------
+
+
+def gemini_tamper(store: GeminiStore, receipt: Receipt) -> None:
+    """Edit the held record, or the GEMINI.md line, the receipt names: ``because`` → ``since``."""
+    file = store.folder / receipt.location.partition("#")[0]
+    text = _text(file)
+    if file == store.holding_path:
+        (record,) = [r for r in parse_records(text) if receipt.op_key in r.keys]
+        edited = replace_lines(
+            text, record.first, record.last, record.text.replace("because", "since")
+        )
+    else:
+        edited = text.replace("because", "since")
+    file.write_bytes(encode(edited))
+
+
+def gemini_held_keys(store: GeminiStore) -> list[str]:
+    """Keys of held records, then of the ledger's records (repeats kept)."""
+    held = parse_records(_text(store.holding_path)) + parse_records(_text(store.ledger_path))
+    return [record.op_key for record in held if record.item is not None]
+
+
+def gemini_strays(store: GeminiStore) -> list[str]:
+    """Item lines of the holding file that hold no valid item."""
+    return [r.text for r in parse_records(_text(store.holding_path)) if r.item is None]
+
+
+def gemini_leave_partial(store: GeminiStore, key: str, item: MemoryItem) -> None:
+    """The temp files a writer killed before its rename leaves: half a file, a whole one."""
+    whole = encode(GEMINI_HOLDING_HEADER + render_gemini_record(key, item))
+    store.folder.mkdir(parents=True, exist_ok=True)
+    (store.folder / f".{store.holding_name}.0badc0ffee00.tmp").write_bytes(whole[: len(whole) // 2])
+    (store.folder / f".{store.holding_name}.00c0ffee0bad.tmp").write_bytes(whole)
+
+
+def gemini_accept(store: GeminiStore, receipt: Receipt) -> None:
+    """Run the real validate gate; the item must come out accepted."""
+    lines = dream_gemini(
         store, run_dir=store.folder.parent / "runs" / "accept", now=GATE_NOW, dry_run=False
     )
     assert any(line.startswith("accepted") for line in lines.changes), lines

@@ -39,6 +39,7 @@ from dreamd.dream.model import MemoryFile
 
 __all__ = [
     "HEADING_FILLER_WORDS",
+    "NEW_INDEX_SEPARATOR",
     "SEED_SEPARATOR",
     "TYPE_HEADING_WORDS",
     "UNSORTED_HEADING",
@@ -54,6 +55,9 @@ __all__ = [
 UNSORTED_HEADING = "Unsorted"
 #: The seed's separator between an entry's link and its one-line description.
 SEED_SEPARATOR = " -- "
+#: The separator of a new index: Claude Code's own (``- [Title](file.md) — hook``), which the
+#: seed's ``--`` stands for in plain text (issue 11 item 3).
+NEW_INDEX_SEPARATOR = " — "
 #: Words a heading must contain to receive orphans of each type.
 TYPE_HEADING_WORDS: dict[str, frozenset[str]] = {
     "user": frozenset({"user", "users"}),
@@ -72,8 +76,8 @@ HEADING_FILLER_WORDS = frozenset(
 # --------------------------------------------------------------------------- entry lines
 
 
-def entry_line(memory: MemoryFile, separator: str = SEED_SEPARATOR) -> IndexLine:
-    """The seed's index line for a file: ``- [Name](file.md) -- one-line description``."""
+def entry_line(memory: MemoryFile, separator: str = NEW_INDEX_SEPARATOR) -> IndexLine:
+    """The index line for a file: ``- [Name](file.md) — one-line description``."""
     name = (memory.title or "").strip() or memory.stem
     label = re.sub(r"([\[\]\\])", r"\\\1", " ".join(name.split()))
     hook = orphan_hook(memory)
@@ -97,7 +101,7 @@ def _dominant_separator(index: Index) -> str:
     """The separator most entries use, so a new line matches its neighbours."""
     counts = Counter(_canonical_separator(entry.separator) for entry in index.entries if entry.hook)
     if not counts:
-        return SEED_SEPARATOR
+        return NEW_INDEX_SEPARATOR
     best = max(counts.values())
     return next(sep for sep, n in counts.items() if n == best)
 

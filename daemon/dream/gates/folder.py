@@ -53,7 +53,8 @@ from dreamd.dream.gates.inbox import (
 )
 from dreamd.dream.gates.merge import find_duplicate, merge_text
 from dreamd.dream.model import MemoryFile, MemoryType
-from dreamd.fs import read_if_present, slugify
+from dreamd.fs import read_if_present
+from dreamd.stores.claude_memory import topic_stem
 
 __all__ = [
     "INBOX",
@@ -121,13 +122,13 @@ class GateDecision:
 
 
 def target_name(kind: MemoryType, name: str, taken: Iterable[str]) -> str:
-    """The accepted file's name: ``<type>_<slug>.md``, then ``-2``, ``-3`` … never a taken one.
+    """The accepted file's name: ``<type>_<short slug>.md``, then ``-2``, ``-3`` …, never taken.
 
     The collector's naming rule (``stores.claude_memory.file_names``), so a
     memory keeps the name it was planted under when that name is free.
     """
     used = {name.casefold() for name in taken}  # case-insensitive file systems
-    stem = f"{kind}_{slugify(name)}"
+    stem = topic_stem(kind, name)
     for suffix in range(1, MAX_NAME_SUFFIX + 1):
         candidate = f"{stem}.md" if suffix == 1 else f"{stem}-{suffix}.md"
         if candidate.casefold() not in used:
@@ -152,7 +153,7 @@ def _decide(
         # Read as the dream will once it is accepted; its planted name, not a ``-2``, so the
         # subject test sees the words of its name only.
         memory = parse_memory_file(
-            folder / f"{parsed.type}_{slugify(parsed.name)}.md", item.data, item.mtime
+            folder / f"{topic_stem(parsed.type, parsed.name)}.md", item.data, item.mtime
         )
         check_refs_at_birth(memory, view)
     except Rejected as rejected:

@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from dreamd.dream.gates import graph, sectioned, sql
+from dreamd.dream.gates import gemini, graph, sectioned, sql
 from dreamd.dream.gates.flow import StoreRun
 from dreamd.stores import FileStoreTable, located
 from dreamd.stores.registry import GateKind
@@ -67,8 +67,18 @@ def _graph(store: Any, table: FileStoreTable, run: GateRun) -> StoreRun:
     return _prefixed(store.name, found)
 
 
+def _gemini(store: Any, table: Any, run: GateRun) -> StoreRun:
+    found = gemini.dream_gemini(store, run_dir=run.run_dir, now=run.now, dry_run=run.dry_run)
+    return _prefixed(store.name, found)
+
+
 #: The gates run once per dream, by kind (the ``folder`` gate runs inside each folder's dream).
-GATES: dict[GateKind, Gate] = {"rows": _rows, "sectioned": _sectioned, "graph": _graph}
+GATES: dict[GateKind, Gate] = {
+    "rows": _rows,
+    "sectioned": _sectioned,
+    "graph": _graph,
+    "gemini": _gemini,
+}
 
 
 @dataclass(frozen=True, slots=True)
