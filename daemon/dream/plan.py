@@ -26,7 +26,9 @@ from typing import Literal
 
 from dreamd.dream import gitmode, trajectories
 from dreamd.dream.folder import checks, index, similarity
-from dreamd.dream.folder.refs import RepoView, check_refs, scope
+from dreamd.dream.folder.pathrefs import scope
+from dreamd.dream.folder.refs import check_refs
+from dreamd.dream.folder.repoview import RepoView
 from dreamd.dream.folder.staleness import judge
 from dreamd.dream.model import Decision, MemoryFile, MemoryFolder
 from dreamd.dream.report import IndexSummary

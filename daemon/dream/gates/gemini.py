@@ -33,7 +33,7 @@ from datetime import datetime
 from pathlib import Path
 
 from dreamd.dream.execute import Executor
-from dreamd.dream.folder.refs import RepoView
+from dreamd.dream.folder.repoview import RepoView
 from dreamd.dream.gates.flow import (
     Decision,
     StoreFiles,
