@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
 from dreamd.config import Settings, load_settings
-from dreamd.stores import MemoryItem, Quote
+from dreamd.stores import MemoryItem, Quote, Store
 from dreamd.stores.claude_memory import ClaudeMemoryStore
 from dreamd.stores.graph_jsonl import GraphStore
 from dreamd.stores.memory_md import MemoryMdStore
@@ -36,7 +37,7 @@ def item(name: str, body: str, *, kind: str = "project", category: str = "Decisi
 
 def memory_folder(home: Path, project: str = PROJECT) -> Path:
     """Where Claude Code keeps the memory of ``project`` under ``home``."""
-    return home / ".claude" / "projects" / project.replace("/", "-") / "memory"
+    return home / ".claude" / "projects" / re.sub(r"[^A-Za-z0-9]", "-", project) / "memory"
 
 
 def write_config(home: Path, text: str) -> Path:
@@ -65,7 +66,7 @@ def settings_of(home: Path) -> Settings:
     return load_settings(home / ".config" / "dreamd" / "config.toml", env={}, home=home)
 
 
-def stores_of(home: Path, url: str | None = None) -> dict[str, object]:
+def stores_of(home: Path, url: str | None = None) -> dict[str, Store]:
     """The four adapters ``every_store_config`` names."""
     return {
         "claude-memory": ClaudeMemoryStore(memory_folder(home)),
@@ -79,3 +80,10 @@ def renamed(base: MemoryItem, name: str, body: str) -> MemoryItem:
     """``base`` with another name and body (and its quote following the body)."""
     quote = Quote(base.quotes[0].message_id, body)
     return replace(base, name=name, body=body, description=body, quotes=(quote,))
+
+
+def close(stores: dict[str, Store]) -> None:
+    """Release the SQL store's connections."""
+    sql = stores["sql"]
+    assert isinstance(sql, SqlStore)
+    sql.close()

@@ -12,6 +12,7 @@ from tests.process import run_dreamd
 from tests.search.homes import (
     PROJECT,
     SESSION,
+    close,
     every_store_config,
     item,
     memory_folder,
@@ -41,8 +42,8 @@ def _plant_one_in_each(home: Path) -> None:
         "graph": "Deploy windows are Tuesday and Thursday.",
     }
     for name, body in bodies.items():
-        stores[name].write(f"op-{name}", item(f"deploy rule {name}", body))  # type: ignore[attr-defined]
-    stores["sql"].close()  # type: ignore[attr-defined]
+        stores[name].write(f"op-{name}", item(f"deploy rule {name}", body))
+    close(stores)
 
 
 def test_every_configured_store_answers_one_query(isolated_home: Path) -> None:
@@ -88,7 +89,7 @@ def test_a_folder_yields_its_topic_files_and_inbox_items_only(isolated_home: Pat
     subfolders and links are not."""
     write_config(isolated_home, '[collect]\nstores = ["claude-memory"]\n')
     folder = memory_folder(isolated_home)
-    stores_of(isolated_home)["claude-memory"].write("op-1", item("tabs", "Indent with tabs."))  # type: ignore[attr-defined]
+    stores_of(isolated_home)["claude-memory"].write("op-1", item("tabs", "Indent with tabs."))
     (folder / "feedback_tabs.md").write_text(
         "---\nname: Tabs please\ndescription: indent with tabs\ntype: feedback\n"
         "originSessionId: 0a1b-2c3d\n---\nThe user wants tabs, not spaces.\n"
@@ -129,9 +130,9 @@ def test_the_same_item_in_two_stores_is_one_hit(isolated_home: Path) -> None:
     every_store_config(isolated_home)
     stores = stores_of(isolated_home)
     same = item("one", "Prefer small commits.")
-    stores["claude-memory"].write("k", same)  # type: ignore[attr-defined]
-    stores["sql"].write("k", same)  # type: ignore[attr-defined]
-    stores["sql"].close()  # type: ignore[attr-defined]
+    stores["claude-memory"].write("k", same)
+    stores["sql"].write("k", same)
+    close(stores)
     hits = _search(isolated_home, "commits")
     assert len(hits) == 1 and len(hits[0]["also"]) == 1
 
@@ -176,7 +177,7 @@ def test_a_store_that_fails_is_named_and_the_others_still_answer(isolated_home: 
     every_store_config(
         isolated_home, sql_url="postgresql://nobody@127.0.0.1:1/none?connect_timeout=2"
     )
-    stores_of(isolated_home)["claude-memory"].write("k", item("ok", "Searchable still."))  # type: ignore[attr-defined]
+    stores_of(isolated_home)["claude-memory"].write("k", item("ok", "Searchable still."))
     (isolated_home / "graph" / "memory.jsonl").mkdir(parents=True)  # a folder, not a file
     result = run_dreamd(isolated_home, "search", "searchable", "--json")
     assert result.returncode == 0, result.stderr
