@@ -112,6 +112,7 @@ def open_read_path(
             continue
         searchable = _searchable(store)
         if searchable is None:
+            log.info("search.store.skipped", store=name, reason="no search adapter for it yet")
             read.skipped.append(name)
         else:
             read.stores.append(searchable)
