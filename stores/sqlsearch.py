@@ -4,7 +4,7 @@ Rules (issue 14 part 4, "The read path"):
 
 - SQLite: an FTS5 table ``memory_item_fts`` over ``name``, ``description``,
   ``body`` and ``category`` (external content: the text stays in
-  ``memory_item`` only), tokenised ``unicode61 remove_diacritics 2``. Three
+  ``memory_item`` only), tokenised ``unicode61 remove_diacritics 0``. Three
   triggers keep it in step with every insert, delete and change of those
   columns, whichever process (or dreamd version) writes the row; a status
   change (the validate gate) does not touch the index, the status is read
@@ -15,8 +15,8 @@ Rules (issue 14 part 4, "The read path"):
   written, by any host.
 - Both index *words*: the text is cut at every character that is not a
   letter or a digit before it is indexed (PostgreSQL's parser would keep
-  ``stores/sql.py`` or an address as one token). No stemming, in either
-  database: the same query finds the same items in every store (the file
+  ``stores/sql.py`` or an address as one token). No stemming and no accent
+  folding, in either database: the same query finds the same items in every store (the file
   stores tokenise the same way, ``dreamd.search``).
 - Creation (``prepare_search``) runs inside the schema transaction that
   ``_sqlschema.prepare_schema`` holds (PostgreSQL advisory lock, SQLite
@@ -46,9 +46,7 @@ from sqlalchemy import (
     ColumnElement,
     Connection,
     Row,
-    and_,
     column,
-    false,
     func,
     literal,
     literal_column,
@@ -89,7 +87,7 @@ _INDEXED = ("name", "description", "body", "category")
 _SQLITE_DDL = (
     f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5("
     "name, description, body, category, content='memory_item', content_rowid='id', "
-    "tokenize='unicode61 remove_diacritics 2')",
+    "tokenize='unicode61 remove_diacritics 0')",
     f"CREATE TRIGGER IF NOT EXISTS memory_item_fts_insert AFTER INSERT ON memory_item BEGIN "
     f"INSERT INTO {FTS_TABLE}(rowid, name, description, body, category) "
     "VALUES (new.id, new.name, new.description, new.body, new.category); END",
@@ -200,9 +198,10 @@ def search_rows(
     """The best ``limit`` rows matching the query, best first, with the database's score.
 
     ``fts5`` is the query as an FTS5 expression, ``websearch`` as PostgreSQL's
-    ``websearch_to_tsquery`` reads it, ``words`` its required words (the
-    ``LIKE`` fallback's). Scores: FTS5 ``bm25`` negated, PostgreSQL
-    ``ts_rank_cd``, 0 for ``LIKE``; higher is better within one store.
+    ``websearch_to_tsquery`` reads it, ``words`` its words: without an index
+    the newest rows holding any of them (``LIKE``), for the caller to match the
+    query against. Scores: FTS5 ``bm25`` negated, PostgreSQL ``ts_rank_cd``, 0
+    for ``LIKE``; higher is better within one store.
     """
     indexed = has_index(connection)
     if indexed and connection.dialect.name == "sqlite":
@@ -251,14 +250,14 @@ def _like_rows(
     if not words:
         return []
     columns = memory_item.c
-    matches = [
-        or_(*(func.lower(getattr(columns, name)).like(f"%{_like_escape(word)}%", escape="\\")
-              for name in _INDEXED))
+    holds = [
+        func.lower(getattr(columns, name)).like(f"%{_like_escape(word)}%", escape="\\")
         for word in words
-    ]  # fmt: skip
+        for name in _INDEXED
+    ]
     query = (
         select(memory_item, literal(0.0).label("score"))
-        .where(and_(*matches) if matches else false(), *where.clauses())
+        .where(or_(*holds), *where.clauses())
         .order_by(memory_item.c.id.desc())
         .limit(limit)
     )

@@ -136,7 +136,7 @@ class FolderSearch:
         needles = query.required
         found = []
         for location, data, changed in self._files():
-            folded = data.decode("utf-8", "replace").casefold()
+            folded = data.decode("utf-8", "replace").lower()
             if not all(word in folded for word in needles):
                 continue  # cannot match: not parsed
             memory = self._memory(location, data, changed)

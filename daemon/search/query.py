@@ -7,7 +7,8 @@ rendered for every store so that each finds the same items:
   case-folded (``op_key`` is ``op`` and ``key``; ``sql.py`` is ``sql`` and
   ``py``). A bare term that is several words (``foo-bar``) is a phrase;
 - every term is required (AND); ``a or b`` needs one of them; ``"a b"`` needs
-  the words next to each other, in order; ``-a`` / ``-"a b"`` excludes;
+  the words next to each other, in order; ``-a`` / ``-"a b"`` excludes.
+  Accents are kept (``café`` is not ``cafe``), as in both databases' indexes;
 - a query with no required word matches nothing (``Query.empty``).
 
 ``Query.fts5`` renders it as an SQLite FTS5 expression, ``Query.websearch`` as
@@ -30,8 +31,11 @@ _TERM = re.compile(r'(?P<minus>-?)(?:"(?P<quoted>[^"]*)"?|(?P<bare>[^\s"]+))')
 
 
 def words(text: str) -> list[str]:
-    """The words of ``text``: runs of letters and digits, case-folded, in order."""
-    return _WORD.findall(text.casefold())
+    """The words of ``text``: runs of letters and digits, lower-cased, in order.
+
+    ``lower`` rather than ``casefold``, as the databases fold case (``ß`` stays ``ß``).
+    """
+    return _WORD.findall(text.lower())
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from sqlalchemy import Row
 from sqlalchemy.exc import SQLAlchemyError
 
 from dreamd.errors import StoreError
-from dreamd.search.model import Filter, Memory
+from dreamd.search.model import Filter, Memory, matches
 from dreamd.search.query import Query
 from dreamd.stores.sql import STATUS_NEW, SqlStore
 from dreamd.stores.sqlsearch import (
@@ -56,12 +56,15 @@ class SqlSearch:
                 connection,
                 fts5=query.fts5(),
                 websearch=query.websearch(),
-                words=query.required or query.words,
+                words=query.words,
                 where=_row_filter(where),
                 limit=limit,
             )
         )
-        return [_memory(self.name, row) for row, _score in rows]
+        # The index chose the rows; the query decides, as for every store (the LIKE fallback
+        # hands over rows holding any of its words).
+        memories = [_memory(self.name, row) for row, _score in rows]
+        return [memory for memory in memories if matches(query, memory)]
 
     def get(self, id: str) -> Memory | None:
         number = id.removeprefix(_PREFIX)

@@ -8,6 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from dreamd.config import parse_config
+from dreamd.errors import ConfigError
 from dreamd.stores.sql import SqlStore
 from tests.process import run_dreamd
 from tests.search.client import Session, run_mcp
@@ -146,3 +150,13 @@ def test_no_other_command_loads_the_mcp_sdk() -> None:
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_the_mcp_table_is_checked_like_every_other() -> None:
+    """``[mcp]``: writing is off by default; a bad value or an unknown key names the key."""
+    assert parse_config("").mcp.allow_remember is False
+    assert parse_config("[mcp]\nallow_remember = true\n").mcp.allow_remember is True
+    with pytest.raises(ConfigError, match=r"mcp\.allow_remember"):
+        parse_config('[mcp]\nallow_remember = "yes"\n')
+    with pytest.raises(ConfigError, match=r"mcp\.allow_writes: unknown key"):
+        parse_config("[mcp]\nallow_writes = true\n")
