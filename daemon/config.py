@@ -30,6 +30,7 @@ __all__ = [
     "Config",
     "DreamConfig",
     "ExtractorsConfig",
+    "McpConfig",
     "ServiceConfig",
     "Settings",
     "SourceConfig",
@@ -118,6 +119,12 @@ class ServiceConfig(_Table):
     jitter_seconds: int = 0  # scheduled runs start up to this much later, at random
 
 
+class McpConfig(_Table):
+    """``[mcp]``: the ``dreamd mcp`` server. Agents may only read unless ``allow_remember``."""
+
+    allow_remember: bool = False
+
+
 class Config(_Table):
     machine: str | None = None
     sources: dict[str, SourceConfig] = msgspec.field(default_factory=dict)
@@ -127,6 +134,7 @@ class Config(_Table):
     stores: dict[str, StoreTable] = msgspec.field(default_factory=_default_store_tables)
     service: ServiceConfig = msgspec.field(default_factory=ServiceConfig)
     extractors: ExtractorsConfig = msgspec.field(default_factory=ExtractorsConfig)
+    mcp: McpConfig = msgspec.field(default_factory=McpConfig)
 
 
 #: Range checks beside the types: (dotted key, lowest, highest or None).

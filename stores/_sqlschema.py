@@ -21,6 +21,8 @@ Rules (seed 002 phase 4, SPEC "Stores", issue 4 item 4):
   ``schema_steps`` decides which run (a ``memory_item`` older than the version
   table counts as version 1). A store newer than this dreamd is refused,
   never written.
+- The full-text index (``stores/sqlsearch.py``) is created in the same
+  transaction, recorded as its own component (``memory_item_search``).
 """
 
 from __future__ import annotations
@@ -215,3 +217,6 @@ def prepare_schema(connection: Connection, *, postgres: bool) -> None:
             connection.execute(
                 schema_version.update().where(recorded).values(version=SCHEMA_VERSION)
             )
+        from .sqlsearch import prepare_search  # imports this module's tables
+
+        prepare_search(connection, postgres=postgres)

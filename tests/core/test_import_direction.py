@@ -82,6 +82,20 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "dreamd.service",
         ("dreamd.jobs", "dreamd.collect", "dreamd.dream", "dreamd.stores", "dreamd.readers", *CORE),
     ),
+    # The read path: searches every store; nothing but the CLI and the MCP server uses it.
+    ("dreamd.search", ("dreamd.stores", "dreamd.config", "dreamd.statedb", "dreamd.logs")),
+    # The MCP server: the read path, and the collector's write plan for its opt-in writes.
+    (
+        "dreamd.mcpserver",
+        (
+            "dreamd.search",
+            "dreamd.collect",
+            "dreamd.stores",
+            "dreamd.config",
+            "dreamd.statedb",
+            "dreamd.__version__",
+        ),
+    ),
     ("dreamd.cli", ("dreamd",)),
     ("dreamd.__main__", ("dreamd.cli",)),
 )
@@ -178,3 +192,20 @@ def test_nothing_but_the_command_line_imports_the_entry_points(upward: str) -> N
         if _within(target, upward) and not _within(module, upward)
     }
     assert users <= {"dreamd.cli", "dreamd.__main__"}
+
+
+@pytest.mark.parametrize(
+    ("leaf", "allowed"),
+    [("dreamd.search", {"dreamd.cli", "dreamd.mcpserver"}), ("dreamd.mcpserver", {"dreamd.cli"})],
+)
+def test_only_the_command_line_and_the_mcp_server_use_the_read_path(
+    leaf: str, allowed: set[str]
+) -> None:
+    """The read path and the MCP server are leaves: only the CLI (and the server) import them."""
+    users = {
+        module
+        for module, path in _modules()
+        for _, target in _imports(module, path)
+        if _within(target, leaf) and not _within(module, leaf)
+    }
+    assert [user for user in users if not any(_within(user, ok) for ok in allowed)] == []

@@ -51,6 +51,7 @@ from dreamd.stores.sql import (
     schema_steps,
     schema_version,
 )
+from dreamd.stores.sqlsearch import FTS_TABLE, SEARCH_COMPONENT, SEARCH_VERSION
 from tests.collect.test_collect_cli import PROMPTS, session
 from tests.stores.factories import sample_item
 from tests.stores.postgres import fresh_schema
@@ -217,10 +218,15 @@ def test_daemons_opening_a_fresh_store_at_once_create_it_once(any_url: str) -> N
     assert results == ["ok"] * 6
     engine = engine_on(any_url)
     with engine.begin() as connection:
-        assert sorted(inspect(connection).get_table_names()) == sorted(sql.metadata.tables)
+        tables = inspect(connection).get_table_names()
         rows = connection.execute(select(schema_version)).all()
     engine.dispose()
-    assert [tuple(row) for row in rows] == [("memory_item", sql.SCHEMA_VERSION)]
+    # The search index (stores/sqlsearch.py): SQLite's FTS5 table and its shadow tables.
+    assert sorted(t for t in tables if not t.startswith(FTS_TABLE)) == sorted(sql.metadata.tables)
+    assert sorted(tuple(row) for row in rows) == [
+        ("memory_item", sql.SCHEMA_VERSION),
+        (SEARCH_COMPONENT, SEARCH_VERSION),
+    ]
 
 
 def _add_note_column(ran: list[str]) -> Any:
