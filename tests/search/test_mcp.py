@@ -113,7 +113,7 @@ def test_remember_plants_once_through_the_plan_and_the_gate(
     source = first[1]["source"]
     assert source.startswith("source:mcp:laptop:")
     inbox = sorted((memory_folder(isolated_home, str(project)) / ".inbox").glob("*.md"))
-    assert [p.name for p in inbox] == ["project_release-day.md"]
+    assert [p.name for p in inbox] == ["project_release_day.md"]
     assert len(_rows(isolated_home)) == 1
     (_key, row), = _rows(isolated_home)  # fmt: skip
     assert row.source == source and row.project == str(project)
@@ -126,7 +126,7 @@ def test_remember_plants_once_through_the_plan_and_the_gate(
     dreamed = run_dreamd(isolated_home, "dream", "--json")
     assert dreamed.returncode == 0, dreamed.stderr
     folder = memory_folder(isolated_home, str(project))
-    assert (folder / "project_release-day.md").is_file(), json.loads(dreamed.stdout)
+    assert (folder / "project_release_day.md").is_file(), json.loads(dreamed.stdout)
     assert _rows(isolated_home)[0][1].name == "release day"
 
 
