@@ -72,6 +72,9 @@ class OpenAIExtractorConfig(_Table):
     max_retries: int = 2
     max_output_tokens: int = 4096
     temperature: float | None = None  # not sent unless set
+    #: Which server this is: decides the output cap's name (see dreamd.collect.llm.servers).
+    server: Literal["auto", "openai", "ollama", "llamacpp", "vllm"] = "auto"
+    context_tokens: int = 0  # tokens one request may hold; 0: the server kind's default
 
 
 class AnthropicExtractorConfig(_Table):
