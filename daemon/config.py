@@ -92,6 +92,9 @@ class CommandExtractorConfig(_Table):
     """A headless agent CLI: the prompt on stdin, one JSON answer on stdout."""
 
     argv: list[str] = msgspec.field(default_factory=list)
+    #: A CLI dreamd knows instead of ``argv`` (see dreamd.collect.llm.presets).
+    preset: Literal["", "claude", "codex", "gemini"] = ""
+    model: str = ""  # with a preset: the CLI's --model; empty: the CLI's own default
     timeout_seconds: float = 300.0
 
 
@@ -230,9 +233,15 @@ def _check_extractor(config: Config, path: Path | None) -> None:
         raise ConfigError(
             path, f"extractors.{chosen}.model", f"collect.extractor = {chosen!r} needs a model"
         )
-    if chosen == "command" and not (tables.command.argv and tables.command.argv[0].strip()):
+    command = tables.command
+    if command.preset and command.argv:
+        raise ConfigError(path, "extractors.command", "set preset or argv, not both")
+    has_argv = bool(command.argv and command.argv[0].strip())
+    if chosen == "command" and not (has_argv or command.preset):
         raise ConfigError(
-            path, "extractors.command.argv", "collect.extractor = 'command' needs a command line"
+            path,
+            "extractors.command.argv",
+            "collect.extractor = 'command' needs a preset or a command line",
         )
 
 

@@ -74,11 +74,21 @@ def build_backend(config: Config, env: Mapping[str, str], path: Path | None = No
             )
         if chosen == "command":
             from dreamd.collect.llm.command import CommandBackend
+            from dreamd.collect.llm.presets import PRESETS, preset_argv
 
             command = tables.command
+            if command.preset:
+                return CommandBackend(
+                    preset_argv(command.preset, command.model),
+                    timeout=command.timeout_seconds,
+                    env=env,
+                    envelope=PRESETS[command.preset].envelope,
+                )
             return CommandBackend(command.argv, timeout=command.timeout_seconds, env=env)
     except BackendRefused as refused:
-        key = "extractors.command.argv" if chosen == "command" else "collect.extractor"
+        key = "collect.extractor"
+        if chosen == "command":
+            key = f"extractors.command.{'preset' if tables.command.preset else 'argv'}"
         raise ConfigError(path, key, str(refused)) from None
     raise ConfigError(path, "collect.extractor", f"{chosen!r} is not an LLM extractor")
 
