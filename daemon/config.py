@@ -53,8 +53,11 @@ class SourceConfig(_Table):
 
 class CollectConfig(_Table):
     schedule: str = "30 2 * * *"
-    budget_sessions: int = 3
-    budget_messages: int = 150
+    #: Sessions / about how many messages per collect; unset: the extractor's budget decides
+    #: (see dreamd.collect.budget: the heuristic runs on time, an LLM on its token cap).
+    budget_sessions: int | None = None
+    budget_messages: int | None = None
+    time_budget_seconds: int | None = None  # unset: 1200 for the heuristic, none for an LLM
     window_messages: int = 30
     live_guard_minutes: int = 30
     extractor: Literal["heuristic", "openai", "anthropic", "command"] = "heuristic"
@@ -117,7 +120,7 @@ def _default_store_tables() -> dict[str, StoreTable]:
 
 class ServiceConfig(_Table):
     watch: bool = True
-    collect_on_quiet: bool = False
+    collect_on_quiet: bool | None = None  # unset: on for the heuristic, off for an LLM
     log_file: str = ""
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     jitter_seconds: int = 0  # scheduled runs start up to this much later, at random
@@ -140,6 +143,7 @@ _RANGES: tuple[tuple[str, int, int | None], ...] = (
     ("collect.budget_messages", 1, None),
     ("collect.window_messages", 20, 40),
     ("collect.live_guard_minutes", 0, None),
+    ("collect.time_budget_seconds", 0, None),
     ("collect.max_tokens_per_run", 0, None),
     ("dream.index_budget_bytes", 1024, None),
     ("service.jitter_seconds", 0, 3600),
@@ -202,6 +206,8 @@ def _check_ranges(config: Config, path: Path | None) -> None:
     for key, low, high in _RANGES:
         table, name = key.split(".")
         value = getattr(getattr(config, table), name)
+        if value is None:  # unset: a default that depends on other keys
+            continue
         if value < low or (high is not None and value > high):
             bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
             raise ConfigError(path, key, f"must be {bounds}, got {value}")
@@ -241,7 +247,7 @@ def _check_extractor(config: Config, path: Path | None) -> None:
         raise ConfigError(
             path,
             "extractors.command.argv",
-            "collect.extractor = 'command' needs a preset or a command line",
+            "collect.extractor = 'command' needs a command line (argv) or a preset",
         )
 
 
