@@ -20,7 +20,7 @@ Invariants:
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from pathlib import Path
 
@@ -34,11 +34,24 @@ from dreamd.collect.signals import TokenBudgetExhausted, WindowPending
 from dreamd.config import Config
 from dreamd.logs import get_logger
 from dreamd.readers import Conversation
-from dreamd.stores import MemoryItem
+from dreamd.stores import KnownMemory, MemoryItem, Store, project_memories
 
-__all__ = ["ExtractionRun", "cap_reached"]
+__all__ = ["MAX_KNOWN_MEMORIES", "ExtractionRun", "cap_reached", "known_in"]
+
+#: Stored memories of a project one session's match step is shown, at most (the newest).
+MAX_KNOWN_MEMORIES = 40
 
 log = get_logger("dreamd.collect")
+
+
+def known_in(stores: Mapping[str, Store], project: str | None) -> list[KnownMemory]:
+    """The newest memories the stores hold for ``project`` (``MAX_KNOWN_MEMORIES`` in all),
+    from every store that offers the read; one name once."""
+    found: dict[str, KnownMemory] = {}
+    for store in stores.values():
+        for memory in project_memories(store, project, MAX_KNOWN_MEMORIES):
+            found.setdefault(memory.name, memory)
+    return list(found.values())[:MAX_KNOWN_MEMORIES]
 
 
 def cap_reached(used: int, cap: int) -> bool:
@@ -59,6 +72,9 @@ class ExtractionRun:
         self.tokens_by_session: Counter[str] = Counter()
         self.pending: list[str] = []
         self.dropped_low_confidence = 0
+        #: The memories the target stores hold for a session's project (set by the job).
+        self.known_for: Callable[[Conversation], Sequence[KnownMemory]] | None = None
+        self._known: set[str] = set()  # sessions whose project memories the extractor has
 
     @classmethod
     def configured(
@@ -91,7 +107,9 @@ class ExtractionRun:
         used = self.extractor.tokens_used
         if cap_reached(used, self.max_tokens):
             raise TokenBudgetExhausted(used, self.max_tokens)
-        piece = ExtractWindow(self._session(conversation), window.messages, window.digest)
+        session = self._session(conversation)
+        self._know(session, conversation)
+        piece = ExtractWindow(session, window.messages, window.digest)
         try:
             result = run_window(self.extractor, piece, missing_facts=missing or None)
         finally:
@@ -117,6 +135,15 @@ class ExtractionRun:
             return []
         finally:
             self._spent(conversation, used)
+
+    def _know(self, session: SessionInfo, conversation: Conversation) -> None:
+        """Give the LLM extractor the project's stored memories, once per session."""
+        if not isinstance(self.extractor, LlmExtractor) or self.known_for is None:
+            return
+        if session.source in self._known:
+            return
+        self._known.add(session.source)
+        self.extractor.know(session.source, self.known_for(conversation))
 
     def _spent(self, conversation: Conversation, before: int) -> None:
         spent = self.extractor.tokens_used - before

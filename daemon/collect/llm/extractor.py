@@ -38,7 +38,7 @@ import msgspec
 from dreamd.collect.llm import prompting, records
 from dreamd.collect.llm.backend import Backend, Request, server_text
 from dreamd.collect.llm.fitting import Fitted, fit_session, fit_window, output_reserve
-from dreamd.collect.llm.records import Citable, KnownPerson
+from dreamd.collect.llm.records import Citable, Existing, KnownPerson
 from dreamd.collect.llm.schema import (
     EventsAnswer,
     FactsAnswer,
@@ -54,7 +54,7 @@ from dreamd.collect.llm.schema import (
 from dreamd.collect.pipeline import Window
 from dreamd.collect.signals import WindowPending
 from dreamd.logs import get_logger
-from dreamd.stores import MemoryItem, Quote
+from dreamd.stores import KnownMemory, MemoryItem, Quote
 
 __all__ = ["DEFAULT_MAX_OUTPUT_TOKENS", "LlmExtractor"]
 
@@ -68,10 +68,16 @@ DEFAULT_MAX_OUTPUT_TOKENS = 4096
 
 @dataclass
 class _SessionMemory:
-    """What earlier windows of one session produced (the match steps' existing items)."""
+    """The match steps' existing items: what earlier windows of one session produced, and
+    what the target stores already hold for the session's project (``know``)."""
 
     topics: dict[str, MemoryItem] = field(default_factory=dict)
     people: dict[str, KnownPerson] = field(default_factory=dict)
+    held: dict[str, KnownMemory] = field(default_factory=dict)
+
+    def existing(self) -> dict[str, Existing]:
+        """Every memory a candidate may match, by name (this session's finds win)."""
+        return {**self.held, **self.topics}
 
 
 class LlmExtractor:
@@ -110,6 +116,14 @@ class LlmExtractor:
 
     # --- the stages ------------------------------------------------------------------------
 
+    def know(self, source: str, memories: Sequence[KnownMemory]) -> None:
+        """What the stores hold for the project of session ``source``: the match step compares
+        candidates with them too, so a restated rule updates its memory, not a new one."""
+        memory = self._sessions.setdefault(source, _SessionMemory())
+        for known in memories:
+            if known.source != source:  # this session's own items come back as it runs
+                memory.held.setdefault(known.name, known)
+
     def topics(self, window: Window) -> list[MemoryItem]:
         """Scan → match → update over one window."""
         request = self._fit(window, prompting.topics_scan_request)
@@ -117,7 +131,7 @@ class LlmExtractor:
         if not candidates:
             return []
         memory = self._memory(window)
-        matched = self._match(window, candidates, list(memory.topics.values()))
+        matched = self._match(window, candidates, list(memory.existing().values()))
         shown = [_candidate(c) for c in candidates]
         request = self._fit(
             window, lambda w, out: prompting.topics_update_request(w, shown, matched, out)
@@ -126,7 +140,7 @@ class LlmExtractor:
         cite = records.citable([window])
         items: list[MemoryItem] = []
         for record in answer.records:
-            existing = memory.topics.get(record.existing) or matched.get(record.title)
+            existing = memory.existing().get(record.existing) or matched.get(record.title)
             item = records.topic_item(window, record, existing, self._quotes(record.quotes, cite))
             self._count(item, record.quotes, record.title, record.body, record.description)
             if item is not None:
@@ -193,8 +207,8 @@ class LlmExtractor:
         return self._sessions.setdefault(window.source, _SessionMemory())
 
     def _match(
-        self, window: Window, candidates: list[TopicCandidate], known: list[MemoryItem]
-    ) -> dict[str, MemoryItem]:
+        self, window: Window, candidates: list[TopicCandidate], known: list[Existing]
+    ) -> dict[str, Existing]:
         """Match step: candidate title → the existing item it is about (skipped with none)."""
         if not known:
             return {}

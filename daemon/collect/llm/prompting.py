@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 from dreamd import prompts
 from dreamd.collect.llm.backend import Request
@@ -29,11 +29,11 @@ from dreamd.collect.llm.fitting import omitted_note
 from dreamd.collect.pipeline import Window
 from dreamd.readers import Message, isoformat
 from dreamd.secrets import redact
-from dreamd.stores import MemoryItem
 
 __all__ = [
     "MAX_EVENT_MESSAGE_CHARS",
     "MAX_MESSAGE_CHARS",
+    "Existing",
     "events_request",
     "facts_request",
     "message_block",
@@ -101,7 +101,27 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=1)
 
 
-def _known(items: Sequence[MemoryItem]) -> list[dict[str, str]]:
+class Existing(Protocol):
+    """A memory a candidate may match: an item of this session (``MemoryItem``) or one the
+    store holds for the project (``KnownMemory``), read by the match and update steps."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def type(self) -> str: ...
+
+    @property
+    def category(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def body(self) -> str: ...
+
+
+def _known(items: Sequence[Existing]) -> list[dict[str, str]]:
     """Existing items as the match and update steps see them (model output: no transcript)."""
     return [
         {"name": i.name, "category": i.category, "description": outbound(i.description)}
@@ -117,7 +137,7 @@ def topics_scan_request(window: Window, max_output_tokens: int) -> Request:
 def topics_match_request(
     window: Window,
     candidates: Sequence[Mapping[str, Any]],
-    known: Sequence[MemoryItem],
+    known: Sequence[Existing],
     max_output_tokens: int,
 ) -> Request:
     """Topics step 2: which existing item, if any, each candidate is about."""
@@ -131,7 +151,7 @@ def topics_match_request(
 def topics_update_request(
     window: Window,
     candidates: Sequence[Mapping[str, Any]],
-    existing: Mapping[str, MemoryItem],
+    existing: Mapping[str, Existing],
     max_output_tokens: int,
 ) -> Request:
     """Topics step 3: the record of each candidate, over the item it matched if any.

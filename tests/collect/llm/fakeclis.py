@@ -6,7 +6,8 @@ asked stage wrapped exactly in its CLI's JSON envelope: Claude Code's result
 object, Codex's JSON Lines events, Gemini CLI's response object.
 ``FAKE_CLI_MODE=error`` prints the CLI's own failure form instead. When the
 first user message the prompt shows contains ``$FAKE_CLI_RULE``, the topics
-scan and update answer one Rule quoting that text.
+scan and update answer one Rule quoting that text, and ``$FAKE_CLI_MATCH``
+names the existing memory the match step says it is about.
 """
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ if planted and first and planted in first.group(2):
     if key == "topics":
         answer = {{"topics": [{{"title": "Lint first", "category": "Rule", "why": "standing",
                                "message_ids": [first.group(1)], "confidence": 5}}]}}
+    elif key == "matches" and os.environ.get("FAKE_CLI_MATCH"):
+        existing = os.environ["FAKE_CLI_MATCH"]
+        answer = {{"matches": [{{"title": "Lint first", "existing": existing}}]}}
     elif key == "records":
         answer = {{"records": [{{"title": "Lint first", "existing": "", "category": "Rule",
                                 "description": "Run the linter before committing",
