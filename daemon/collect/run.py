@@ -18,7 +18,7 @@ from typing import Any
 from dreamd.catalog import Catalog
 from dreamd.collect.budget import Deadline, budget_summary, lower_priority, run_budget, run_fields
 from dreamd.collect.collector import CollectRequest, CollectResult, collect
-from dreamd.collect.extraction import ExtractionRun, known_in
+from dreamd.collect.extraction import ExtractionRun
 from dreamd.collect.report import report_json, store_report
 from dreamd.config import Settings
 from dreamd.lock import pipeline_lock
@@ -74,7 +74,7 @@ def collect_job(
     try:
         with lock, recorded_run(state, request.run_id, "collect", mode, request.now) as record:
             stores_for = _stores_finder(settings, state, context, shared)
-            extraction.known_for = lambda c: known_in(stores_for(c), c.project)
+            extraction.wire(stores_for, settings.data_dir)
             result = collect(
                 request,
                 state=state,
@@ -99,6 +99,7 @@ def collect_job(
                 result, budget=limits, deadline=deadline, trigger=trigger, now=request.now
             )
             document.update(fields)
+            document["context_shortened"] = extraction.shortened()
             store_report(settings.data_dir / "reports", document)
             record.outcome = "ok"
             record.summary = {k: document[k] for k in ("planted", "windows", "dropped_secrets")}

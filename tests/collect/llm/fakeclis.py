@@ -8,6 +8,8 @@ object, Codex's JSON Lines events, Gemini CLI's response object.
 first user message the prompt shows contains ``$FAKE_CLI_RULE``, the topics
 scan and update answer one Rule quoting that text, and ``$FAKE_CLI_MATCH``
 names the existing memory the match step says it is about.
+``FAKE_CLI_FACT=<label>=<value>`` answers the facts stage with that fact when
+a user message states the value and the prompt lists the label.
 """
 
 from __future__ import annotations
@@ -46,6 +48,14 @@ if planted and first and planted in first.group(2):
         answer = {{"records": [{{"title": "Lint first", "existing": "", "category": "Rule",
                                 "description": "Run the linter before committing",
                                 "body": planted, "confidence": 5, "quotes": [quote]}}]}}
+fact = os.environ.get("FAKE_CLI_FACT")  # "<label>=<value>"
+if key == "facts" and fact:
+    wanted, value = fact.split("=", 1)
+    for found in re.finditer(r"^\[(\S+)\] user[^\n]*:\n(.*)$", prompt, re.M):
+        if value in found.group(2) and wanted in prompt:
+            answer = {{"facts": [{{"fact": wanted, "value": value, "confidence": 5,
+                                  "quotes": [{{"message_id": found.group(1), "text": value}}]}}]}}
+            break
 text = json.dumps(answer)
 if name == "claude":
     if mode == "error":
