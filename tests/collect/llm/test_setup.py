@@ -164,3 +164,13 @@ def test_the_cap_written_is_the_one_chosen(cap: int) -> None:
 
     text = updated_config(None, Offer("cli", "claude", "command", {"preset": "claude"}), cap)
     assert parse_config(text).collect.max_tokens_per_run == cap
+
+
+def test_the_readmes_extractor_examples_load() -> None:
+    """Every TOML example of the README's extractor section is a valid configuration."""
+    readme = (Path(__file__).parents[3] / "README.md").read_text()
+    section = readme.split("**Extractors.**", 1)[1].split("## The dream", 1)[0]
+    blocks = [part.split("```", 1)[0] for part in section.split("```toml\n")[1:]]
+    assert len(blocks) >= 3
+    for block in blocks:
+        parse_config(block)
