@@ -67,7 +67,11 @@ def collect_job(
     lower_priority()
     lock = pipeline_lock(settings.data_dir, "collect")
     lock.acquire(wait=lock_wait, cancelled=cancelled)
-    limits = run_budget(settings.config, request.policy.budget_sessions)
+    limits = replace(  # the selection's budgets as the request has them (--budget included)
+        run_budget(settings.config),
+        sessions=request.policy.budget_sessions,
+        messages=request.policy.budget_messages,
+    )
     deadline = Deadline(limits.seconds, clock)  # the time budget starts once the lock is held
     request = replace(request, stop=_either(request.stop, deadline.expired))
     mode = "dry-run" if request.dry_run else "apply"

@@ -23,6 +23,7 @@ from dreamd.config import parse_config
 from dreamd.schedule import parse_schedule
 from tests.collect.backlog import backlog
 from tests.collect.test_collect_cli import collect
+from tests.process import run_dreamd
 
 LLM = '[collect]\nextractor = "command"\n[extractors.command]\npreset = "claude"\n'
 
@@ -155,3 +156,20 @@ def test_the_seed_budget_ends_a_run_and_the_drain_is_estimated(isolated_home: Pa
     assert (report["drain"]["remaining"], report["drain"]["runs"]) == (7, 3)
     text = collect(isolated_home).stdout
     assert "ended by the session budget" in text and "Drain: 4 session(s) left" in text
+
+
+def test_status_says_what_ended_the_last_run_and_how_long_the_backlog_takes(
+    isolated_home: Path,
+) -> None:
+    """After a run ended by the session budget: the drain line of ``dreamd status``."""
+    backlog(isolated_home, 10)
+    config = isolated_home / ".config" / "dreamd" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text("[collect]\nbudget_sessions = 4\n")
+    assert collect(isolated_home).returncode == 0
+    status = run_dreamd(isolated_home, "status")
+    assert status.returncode == 0, status.stderr
+    assert "drain: 6 session(s) left: about 2 more scheduled run(s) at 4 a run" in status.stdout
+    assert "the last collect ended by the session budget" in status.stdout
+    document = json.loads(run_dreamd(isolated_home, "status", "--json").stdout)
+    assert (document["drain"]["remaining"], document["drain"]["runs"]) == (6, 2)
