@@ -22,7 +22,7 @@ from dreamd.catalog import Catalog
 from dreamd.collect.cursordoc import import_cursor
 from dreamd.collect.cursorstate import selection_view
 from dreamd.collect.report import report_text
-from dreamd.config import Settings, load_settings
+from dreamd.config import Settings, default_config_path, load_settings
 from dreamd.dream.report import markdown, to_json
 from dreamd.errors import DreamdError
 from dreamd.jobs import (
@@ -226,6 +226,75 @@ def collect_command(
     context = JobContext(settings, state, os.environ, Path.home())
     _result, document = run_collect(context, request)
     click.echo(dump_json(document) if as_json else report_text(document), nl=as_json)
+
+
+@cli.command("setup")
+@click.option("--yes", is_flag=True, help="Take the first extractor found; ask nothing.")
+@click.option(
+    "--port", "ports", type=click.IntRange(1, 65535), multiple=True,
+    help="Look for a local server on this port (default: 11434, 8080, 8000).",
+)  # fmt: skip
+@config_option
+def setup_command(yes: bool, ports: tuple[int, ...], config_path: Path | None) -> None:
+    """Find the extractors available here and write the one chosen into the config."""
+    from dreamd.collect.llm import setup
+
+    configure_logging(os.environ.get("DREAMD_LOG_LEVEL", "warning"), stream=sys.stderr)
+    path = config_path or default_config_path(os.environ)
+    prompts = setup.Prompts(
+        say=click.echo,
+        choose=lambda text, default: int(click.prompt(text, default=default, type=int)),
+        confirm=lambda text, default: click.confirm(text, default=default),
+        number=lambda text, default: int(
+            click.prompt(text, default=default, type=click.IntRange(min=0))
+        ),
+    )
+    chosen = {port: setup.LOCAL_PORTS.get(port, "auto") for port in ports} or setup.LOCAL_PORTS
+    raise SystemExit(setup.run_setup(os.environ, path, prompts, yes=yes, ports=chosen))
+
+
+@cli.group(cls=_Group)
+def facts() -> None:
+    """The missing-facts list: facts the collector looks for, per project or person."""
+
+
+@facts.command("add")
+@click.argument("fact")
+@click.option("--project", type=click.Path(file_okay=False, path_type=Path), default=None)
+@click.option("--person", default=None, help="Whose fact (default: the user).")
+@config_option
+def facts_add(
+    fact: str, project: Path | None, person: str | None, config_path: Path | None
+) -> None:
+    """Look for FACT in the sessions (for example: "time zone")."""
+    from dreamd.collect.missingfacts import change_fact
+
+    settings = load_settings(config_path)
+    click.echo(change_fact(settings.data_dir, fact, project=project, person=person, add=True))
+
+
+@facts.command("remove")
+@click.argument("fact")
+@click.option("--project", type=click.Path(file_okay=False, path_type=Path), default=None)
+@click.option("--person", default=None, help="Whose fact (default: the user).")
+@config_option
+def facts_remove(
+    fact: str, project: Path | None, person: str | None, config_path: Path | None
+) -> None:
+    """Stop looking for FACT."""
+    from dreamd.collect.missingfacts import change_fact
+
+    settings = load_settings(config_path)
+    click.echo(change_fact(settings.data_dir, fact, project=project, person=person, add=False))
+
+
+@facts.command("list")
+@config_option
+def facts_list(config_path: Path | None) -> None:
+    """The list, as JSON."""
+    from dreamd.collect.missingfacts import listed_facts
+
+    click.echo(dump_json(listed_facts(load_settings(config_path).data_dir)))
 
 
 @cli.group(cls=_Group)

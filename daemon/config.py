@@ -54,8 +54,11 @@ class SourceConfig(_Table):
 
 class CollectConfig(_Table):
     schedule: str = "30 2 * * *"
-    budget_sessions: int = 3
-    budget_messages: int = 150
+    #: Sessions / about how many messages per collect; unset: the extractor's budget decides
+    #: (see dreamd.collect.budget: the heuristic runs on time, an LLM on its token cap).
+    budget_sessions: int | None = None
+    budget_messages: int | None = None
+    time_budget_seconds: int | None = None  # unset: 1200 for the heuristic, none for an LLM
     window_messages: int = 30
     live_guard_minutes: int = 30
     extractor: Literal["heuristic", "openai", "anthropic", "command"] = "heuristic"
@@ -74,6 +77,9 @@ class OpenAIExtractorConfig(_Table):
     max_retries: int = 2
     max_output_tokens: int = 4096
     temperature: float | None = None  # not sent unless set
+    #: Which server this is: decides the output cap's name (see dreamd.collect.llm.servers).
+    server: Literal["auto", "openai", "ollama", "llamacpp", "vllm"] = "auto"
+    context_tokens: int = 0  # tokens one request may hold; 0: the server kind's default
 
 
 class AnthropicExtractorConfig(_Table):
@@ -91,6 +97,9 @@ class CommandExtractorConfig(_Table):
     """A headless agent CLI: the prompt on stdin, one JSON answer on stdout."""
 
     argv: list[str] = msgspec.field(default_factory=list)
+    #: A CLI dreamd knows instead of ``argv`` (see dreamd.collect.llm.presets).
+    preset: Literal["", "claude", "codex", "gemini"] = ""
+    model: str = ""  # with a preset: the CLI's --model; empty: the CLI's own default
     timeout_seconds: float = 300.0
 
 
@@ -113,7 +122,7 @@ def _default_store_tables() -> dict[str, StoreTable]:
 
 class ServiceConfig(_Table):
     watch: bool = True
-    collect_on_quiet: bool = False
+    collect_on_quiet: bool | None = None  # unset: on for the heuristic, off for an LLM
     log_file: str = ""
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     jitter_seconds: int = 0  # scheduled runs start up to this much later, at random
@@ -143,6 +152,7 @@ _RANGES: tuple[tuple[str, int, int | None], ...] = (
     ("collect.budget_messages", 1, None),
     ("collect.window_messages", 20, 40),
     ("collect.live_guard_minutes", 0, None),
+    ("collect.time_budget_seconds", 0, None),
     ("collect.max_tokens_per_run", 0, None),
     ("dream.index_budget_bytes", 1024, None),
     ("service.jitter_seconds", 0, 3600),
@@ -206,6 +216,8 @@ def _check_ranges(config: Config, path: Path | None) -> None:
     for key, low, high in _RANGES:
         table, name = key.split(".")
         value = getattr(getattr(config, table), name)
+        if value is None:  # unset: a default that depends on other keys
+            continue
         if value < low or (high is not None and value > high):
             bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
             raise ConfigError(path, key, f"must be {bounds}, got {value}")
@@ -237,9 +249,15 @@ def _check_extractor(config: Config, path: Path | None) -> None:
         raise ConfigError(
             path, f"extractors.{chosen}.model", f"collect.extractor = {chosen!r} needs a model"
         )
-    if chosen == "command" and not (tables.command.argv and tables.command.argv[0].strip()):
+    command = tables.command
+    if command.preset and command.argv:
+        raise ConfigError(path, "extractors.command", "set preset or argv, not both")
+    has_argv = bool(command.argv and command.argv[0].strip())
+    if chosen == "command" and not (has_argv or command.preset):
         raise ConfigError(
-            path, "extractors.command.argv", "collect.extractor = 'command' needs a command line"
+            path,
+            "extractors.command.argv",
+            "collect.extractor = 'command' needs a command line (argv) or a preset",
         )
 
 

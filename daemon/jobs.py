@@ -8,6 +8,7 @@ under the pipeline lock, so ``dreamd collect`` by hand and the service's
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from dreamd.catalog import Catalog
+from dreamd.collect.budget import run_budget
 from dreamd.collect.collector import CollectRequest, CollectResult
 from dreamd.collect.run import collect_job
 from dreamd.config import Settings
@@ -51,13 +53,17 @@ def live_ids_from_env(env: Mapping[str, str]) -> frozenset[str]:
 
 
 def selection_policy(settings: Settings, budget: int | None = None) -> SelectionPolicy:
-    """The configured selection policy; ``budget`` overrides the session budget."""
+    """The configured selection policy; ``budget`` overrides the session budget.
+
+    The budgets follow the extractor (``dreamd.collect.budget.run_budget``).
+    """
     configured = settings.config.collect
     home = settings.home or Path.home()
+    limits = run_budget(settings.config, budget)
     return SelectionPolicy(
         live_guard=timedelta(minutes=configured.live_guard_minutes),
-        budget_sessions=budget or configured.budget_sessions,
-        budget_messages=configured.budget_messages,
+        budget_sessions=limits.sessions,
+        budget_messages=limits.messages,
         excluded=ProjectExclusion(configured.exclude_projects, home),
     )
 
@@ -124,6 +130,8 @@ class JobContext:
     catalog: Catalog | None = None
     lock_wait: float = 0.0
     cancelled: Callable[[], bool] = lambda: False
+    #: The clock a collect's time budget runs on (seconds; a test's own clock in tests).
+    monotonic: Callable[[], float] = time.monotonic
 
 
 def run_collect(
@@ -139,6 +147,7 @@ def run_collect(
         catalog=context.catalog,
         lock_wait=context.lock_wait,
         cancelled=context.cancelled,
+        clock=context.monotonic,
     )
 
 

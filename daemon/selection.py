@@ -23,9 +23,10 @@ Rules, each one function below:
    ``resolved``, whatever the cursor says: it is ``partial``, as selectable
    as an eligible one, with the damaged lines in its reason (``damage_reason``).
 4. Budget: selectable sessions (``eligible`` and ``partial``) in order until
-   the session budget is reached or the message budget is used up; the first
-   one is always taken so that a long session cannot block the queue. The
-   rest is deferred.
+   the session budget is reached or the message budget is used up (None:
+   no such budget; the collector's own budgets then end the run, see
+   ``dreamd.collect.budget``); the first one is always taken so that a long
+   session cannot block the queue. The rest is deferred.
 
 What a reader noted about a session (an unknown project) is added to its
 reason (``with_notes``).
@@ -117,8 +118,8 @@ class SelectionPolicy:
     """
 
     live_guard: timedelta = timedelta(minutes=30)
-    budget_sessions: int = 3
-    budget_messages: int = 150
+    budget_sessions: int | None = 3  # None: no session budget
+    budget_messages: int | None = 150  # None: no message budget
     excluded: Callable[[str], str | None] = field(default=_nothing_excluded, compare=False)
 
 
@@ -331,18 +332,22 @@ def _readable_done(info: SessionInfo, entry: CursorEntry | None) -> bool:
 def apply_budget(decisions: list[Decision], policy: SelectionPolicy) -> list[Decision]:
     """Mark eligible sessions selected, in order, until a budget is reached."""
     taken = messages = 0
+    sessions_cap = policy.budget_sessions
+    messages_cap = policy.budget_messages
     result: list[Decision] = []
     for decision in decisions:
         if decision.status not in SELECTABLE:
             result.append(decision)
             continue
-        if taken < policy.budget_sessions and (taken == 0 or messages < policy.budget_messages):
+        sessions_left = sessions_cap is None or taken < sessions_cap
+        if sessions_left and (taken == 0 or messages_cap is None or messages < messages_cap):
             taken += 1
             messages += decision.session.messages
-            reason = f"{decision.reason}; selected ({taken} of {policy.budget_sessions})"
+            of = f" of {sessions_cap}" if sessions_cap is not None else ""
+            reason = f"{decision.reason}; selected ({taken}{of})"
             result.append(replace(decision, reason=reason, selected=True))
         else:
-            which = "session" if taken >= policy.budget_sessions else "message"
+            which = "message" if sessions_left else "session"
             reason = f"{decision.reason}; deferred: {which} budget reached"
             result.append(replace(decision, reason=reason))
     return result

@@ -9,7 +9,7 @@ The registry of every store is ``dreamd.stores.registry``.
 from ._codec import dumps_ascii, item_from_json, item_to_json
 from ._heldfile import FileStoreTable, located
 from ._item import ITEM_TYPES, ItemType, MemoryItem, Quote, Receipt
-from ._protocol import Capabilities, HeldItem, Store
+from ._protocol import Capabilities, HeldItem, KnownMemory, ProjectMemories, Store, project_memories
 
 __all__ = [
     "ITEM_TYPES",
@@ -17,7 +17,9 @@ __all__ = [
     "FileStoreTable",
     "HeldItem",
     "ItemType",
+    "KnownMemory",
     "MemoryItem",
+    "ProjectMemories",
     "Quote",
     "Receipt",
     "Store",
@@ -25,4 +27,5 @@ __all__ = [
     "item_from_json",
     "item_to_json",
     "located",
+    "project_memories",
 ]

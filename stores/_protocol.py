@@ -30,11 +30,18 @@ Rules of ``update`` every adapter keeps (tests/stores/test_contract.py checks th
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from ._item import MemoryItem, Receipt
 
-__all__ = ["Capabilities", "HeldItem", "Store"]
+__all__ = [
+    "Capabilities",
+    "HeldItem",
+    "KnownMemory",
+    "ProjectMemories",
+    "Store",
+    "project_memories",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,3 +107,48 @@ class Store(Protocol):
         ``WriteUncertain`` when the rewrite may or may not have happened.
         """
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class KnownMemory:
+    """A memory a store holds for a project, as the collector's match step compares with it.
+
+    ``category`` is the pipeline's category when the store knows it, else
+    empty; ``source`` is the session tag it came from, when it has one (a
+    memory the agent wrote itself has none); ``pending``: the validate gate
+    has not taken it yet.
+    """
+
+    name: str
+    type: str
+    category: str
+    description: str
+    body: str
+    source: str | None
+    pending: bool
+
+
+@runtime_checkable
+class ProjectMemories(Protocol):
+    """An optional read a store may offer beside ``Store``: what it holds for one project.
+
+    The contract (``tests/stores/test_project_memories.py`` checks it on
+    every adapter that offers it):
+
+    - reads only: nothing is written, created or locked;
+    - every memory the store holds for ``project`` (accepted and pending,
+      whichever session or tool wrote it), never one of another project, nor
+      one the validate gate rejected or merged away;
+    - newest first, at most ``limit``; unreadable entries are skipped.
+    """
+
+    def memories_of(self, project: str, *, limit: int) -> list[KnownMemory]:
+        """Up to ``limit`` memories held for ``project``, newest first."""
+        ...
+
+
+def project_memories(store: object, project: str | None, limit: int) -> list[KnownMemory]:
+    """What ``store`` holds for ``project`` if it offers ``ProjectMemories``, else nothing."""
+    if project is None or limit <= 0 or not isinstance(store, ProjectMemories):
+        return []
+    return store.memories_of(project, limit=limit)

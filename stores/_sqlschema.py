@@ -61,6 +61,7 @@ __all__ = [
     "MAX_OP_KEY",
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "STATUS_ACCEPTED",
     "STATUS_NEW",
     "item_or_none",
     "memory_item",
@@ -75,6 +76,8 @@ __all__ = [
 
 #: Status of a planted row until the validate gate accepts or rejects it.
 STATUS_NEW = "new"
+#: The validate gate's verdict for a row it kept as it is (the SQL gate's ``accepted``).
+STATUS_ACCEPTED = "accepted"
 #: Longest operation key (a unique index on longer text is not portable).
 MAX_OP_KEY = 255
 

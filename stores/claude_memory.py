@@ -59,7 +59,8 @@ from dreamd.fs import (
 from dreamd.fswrite import exclusive_lock, replace_file, sweep_temps, write_new
 
 from ._item import MemoryItem, Quote, Receipt
-from ._protocol import Capabilities, HeldItem
+from ._known import folder_memories
+from ._protocol import Capabilities, HeldItem, KnownMemory
 from ._registry import StoreContext, StoreSpec, StoreTable
 from .claude_folder import MemoryLocation, locate_memory_folder, managed_settings_path
 from .memory import ITEM_FIELDS
@@ -200,6 +201,10 @@ class ClaudeMemoryStore:
                     receipt = Receipt(self.name, parsed[0], prefix + name, digest(data))
                     held.append(HeldItem(receipt, parsed[1], pending=bool(prefix)))
         return held
+
+    def memories_of(self, project: str, *, limit: int) -> list[KnownMemory]:
+        """Every memory of the folder (it is the project's) and its inbox, newest first."""
+        return folder_memories(self.folder, INBOX, limit)
 
     def update(self, op_key: str, target: Receipt, item: MemoryItem) -> Receipt | None:
         """Rewrite the ``.inbox/`` file ``target`` names; None when accepted, gone or changed."""

@@ -24,9 +24,9 @@ from dreamd.fs import digest
 
 from ._codec import item_to_json
 from ._item import MemoryItem, Receipt
-from ._protocol import Capabilities, HeldItem
+from ._protocol import Capabilities, HeldItem, KnownMemory
 
-__all__ = ["ITEM_FIELDS", "MemoryStore", "item_digest"]
+__all__ = ["ITEM_FIELDS", "MemoryStore", "item_digest", "known_memory"]
 
 #: Every field of ``MemoryItem``: what a store that keeps everything declares.
 ITEM_FIELDS: frozenset[str] = frozenset(field.name for field in dataclasses.fields(MemoryItem))
@@ -41,6 +41,13 @@ def item_digest(op_key: str, item: MemoryItem) -> str:
     fields = {"op_key": op_key, **item_to_json(item)}
     encoded = json.dumps(fields, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return digest(encoded.encode("utf-8"))
+
+
+def known_memory(item: MemoryItem, *, pending: bool) -> KnownMemory:
+    """An item as the match step reads it."""
+    return KnownMemory(
+        item.name, item.type, item.category, item.description, item.body, item.source, pending
+    )
 
 
 class MemoryStore:
@@ -105,6 +112,15 @@ class MemoryStore:
             for key, item in self.items.items()
             if item.source == source
         ]
+
+    def memories_of(self, project: str, *, limit: int) -> list[KnownMemory]:
+        """Items of ``project``, newest planted first (``ProjectMemories``)."""
+        found = [
+            known_memory(item, pending=key not in self.accepted)
+            for key, item in reversed(self.items.items())
+            if item.project == project
+        ]
+        return found[:limit]
 
     def update(self, op_key: str, target: Receipt, item: MemoryItem) -> Receipt | None:
         """Rewrite the pending item ``target`` names; None when accepted, gone or changed."""

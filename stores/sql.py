@@ -58,7 +58,7 @@ from ._postgres import (
     store_lock_key,
     try_lease,
 )
-from ._protocol import Capabilities, HeldItem
+from ._protocol import Capabilities, HeldItem, KnownMemory
 from ._registry import StoreContext, StoreSpec, StoreTable
 from ._sqlengine import drop_connection, open_engine, reason, shown
 from ._sqlrows import (
@@ -73,6 +73,7 @@ from ._sqlrows import (
 from ._sqlschema import (
     MIGRATIONS,
     SCHEMA_VERSION,
+    STATUS_ACCEPTED,
     STATUS_NEW,
     item_or_none,
     memory_item,
@@ -83,7 +84,7 @@ from ._sqlschema import (
     schema_steps,
     schema_version,
 )
-from .memory import ITEM_FIELDS
+from .memory import ITEM_FIELDS, known_memory
 
 __all__ = [
     "MIGRATIONS",
@@ -234,6 +235,23 @@ class SqlStore:
         held = [(row, item_or_none(row)) for row in rows]
         return [
             HeldItem(self._receipt(row), item, row.status == STATUS_NEW)
+            for row, item in held
+            if item is not None
+        ]
+
+    def memories_of(self, project: str, *, limit: int) -> list[KnownMemory]:
+        """Rows of ``project`` still standing (``new`` or accepted), newest first."""
+        standing = (STATUS_NEW, STATUS_ACCEPTED)  # merged and rejected rows are gone from view
+        with self._transaction() as connection:
+            rows = connection.execute(
+                select(memory_item)
+                .where(memory_item.c.project == project, memory_item.c.status.in_(standing))
+                .order_by(memory_item.c.id.desc())
+                .limit(limit)
+            ).all()
+        held = [(row, item_or_none(row)) for row in rows]
+        return [
+            known_memory(item, pending=row.status == STATUS_NEW)
             for row, item in held
             if item is not None
         ]

@@ -121,6 +121,7 @@ class CollectResult:
     legacy_baseline: list[str] = field(default_factory=list)  # legacy sessions taken over
     legacy_review: list[str] = field(default_factory=list)  # "tool:id: reason", never guessed
     handoff: int = 0
+    taken: list[str] = field(default_factory=list)  # "tool:id" of every session this pass began
     tokens: int = 0
     tokens_by_session: dict[str, int] = field(default_factory=dict)  # "tool:id" -> tokens
     stopped: str | None = None  # why the pass ended early, if it did
@@ -237,6 +238,7 @@ def collect(
 
 def _take(run: _Pass, info: SessionInfo, stores_for: StoresFor) -> None:
     """Read one selected session again and collect it (a failure is the session's alone)."""
+    run.result.taken.append(info.key)
     try:
         conversation = run.catalog.read(info.tool, info.session_id)
     except Exception as error:  # a source that vanished or broke since the scan

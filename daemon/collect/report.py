@@ -9,6 +9,7 @@ from typing import Any
 
 import msgspec
 
+from dreamd.collect.budget import drain_words, ended_by_words
 from dreamd.collect.collector import CollectResult
 from dreamd.errors import StateError
 from dreamd.fswrite import atomic_write
@@ -21,7 +22,7 @@ _PEOPLE, _EVENTS, _FACTS = "Person", "Event", "Fact"
 
 
 def report_json(
-    result: CollectResult, *, run_id: str, now: datetime, budget: int
+    result: CollectResult, *, run_id: str, now: datetime, budget: int | None
 ) -> dict[str, Any]:
     """The ``collect --json`` document (and what is stored)."""
     selection = result.selection
@@ -32,7 +33,8 @@ def report_json(
         counts["found"] += 1
         counts["processed"] += decision.selected
         counts["skipped_live"] += decision.status == "live"
-    deferred = [d for d in decisions if d.status in SELECTABLE and not d.selected]
+    reached = set(result.taken)  # a selected session the pass never reached is deferred too
+    deferred = [d for d in decisions if d.status in SELECTABLE and d.session.key not in reached]
     oldest = deferred[-1].session if deferred else None
     planted, updated = result.planted, result.updated
     return {
@@ -100,7 +102,8 @@ def report_text(document: dict[str, Any]) -> str:
         f"# Collection report — {document['generated_at']}",
         f"Sources (found / processed / skipped-live): {sources or 'none'}",
         f"Windows analyzed: {document['windows']} · budget used: "
-        f"{document['budget']['sessions']}/{document['budget']['max']}",
+        f"{document['budget']['sessions']}/{document['budget']['max'] or 'no session cap'}"
+        + _ended_by(document),
         f"Planted: topics {planted['topics'] + topics_updated} (new {planted['topics']}, "
         f"updated {topics_updated}) · people {planted['people']} · "
         f"events {planted['events']} · facts {planted['facts']}",
@@ -114,6 +117,7 @@ def report_text(document: dict[str, Any]) -> str:
         *_legacy_lines(cursor),
         f"Handoff: {document['handoff']} new items awaiting the gardener's validate gate",
         _tokens_line(document),
+        *_drain_line(document),
     ]
     if document.get("stopped"):
         lines.append(f"Stopped early: {document['stopped']} (partial sessions resume next run)")
@@ -150,6 +154,18 @@ def _legacy_lines(cursor: dict[str, Any]) -> list[str]:
         f"Legacy: baseline {', '.join(baseline) or 'none'}; "
         f"legacy-review {'; '.join(review) or 'none'}"
     ]
+
+
+def _ended_by(document: dict[str, Any]) -> str:
+    """`` · ended by <which budget>``, when the run says."""
+    ended = document["budget"].get("ended_by")
+    return f" · ended by {ended_by_words(ended)}" if ended else ""
+
+
+def _drain_line(document: dict[str, Any]) -> list[str]:
+    """How long the backlog takes at this run's rate, when the run estimated it."""
+    drain = document.get("drain")
+    return [f"Drain: {drain_words(drain)}"] if drain else []
 
 
 def _tokens_line(document: dict[str, Any]) -> str:

@@ -8,12 +8,15 @@ and given every session's items.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
 from dreamd.catalog import Catalog
+from dreamd.collect.budget import Deadline, budget_summary, lower_priority, run_budget, run_fields
 from dreamd.collect.collector import CollectRequest, CollectResult, collect
 from dreamd.collect.extraction import ExtractionRun
 from dreamd.collect.report import report_json, store_report
@@ -22,6 +25,7 @@ from dreamd.lock import pipeline_lock
 from dreamd.logs import get_logger
 from dreamd.readers import Conversation
 from dreamd.runrecord import recorded_run
+from dreamd.schedule import parse_schedule
 from dreamd.secrets import filter_item
 from dreamd.statedb import StateDB
 from dreamd.stores import Store
@@ -42,6 +46,7 @@ def collect_job(
     catalog: Catalog | None = None,
     lock_wait: float = 0.0,
     cancelled: Callable[[], bool] = lambda: False,
+    clock: Callable[[], float] = time.monotonic,
 ) -> tuple[CollectResult, dict[str, Any]]:
     """One recorded collector pass under the pipeline lock; returns the result and its report.
 
@@ -59,12 +64,21 @@ def collect_job(
     context = settings.store_context(env, home)
     shared = _shared_stores(settings, context)
     catalog = catalog or Catalog(state, settings.source_roots)
+    lower_priority()
     lock = pipeline_lock(settings.data_dir, "collect")
     lock.acquire(wait=lock_wait, cancelled=cancelled)
+    limits = replace(  # the selection's budgets as the request has them (--budget included)
+        run_budget(settings.config),
+        sessions=request.policy.budget_sessions,
+        messages=request.policy.budget_messages,
+    )
+    deadline = Deadline(limits.seconds, clock)  # the time budget starts once the lock is held
+    request = replace(request, stop=_either(request.stop, deadline.expired))
     mode = "dry-run" if request.dry_run else "apply"
     try:
         with lock, recorded_run(state, request.run_id, "collect", mode, request.now) as record:
             stores_for = _stores_finder(settings, state, context, shared)
+            extraction.wire(stores_for, settings.data_dir)
             result = collect(
                 request,
                 state=state,
@@ -76,20 +90,45 @@ def collect_job(
                 stores_for=stores_for,
             )
             extraction.finish(result)
+            if deadline.reached and result.stopped == "stop requested":
+                result.stopped = f"time budget of {limits.seconds:g} s reached"
             document = report_json(
                 result,
                 run_id=request.run_id,
                 now=request.now,
                 budget=request.policy.budget_sessions,
             )
+            trigger = parse_schedule(settings.config.collect.schedule, _local_zone())
+            fields = run_fields(
+                result, budget=limits, deadline=deadline, trigger=trigger, now=request.now
+            )
+            document.update(fields)
+            document["context_shortened"] = extraction.shortened()
             store_report(settings.data_dir / "reports", document)
             record.outcome = "ok"
             record.summary = {k: document[k] for k in ("planted", "windows", "dropped_secrets")}
+            record.summary.update(budget_summary(document))
             return result, document
     finally:
         for store in shared.values():
             _close(store)
         extraction.close()
+
+
+def _either(first: Callable[[], bool], second: Callable[[], bool]) -> Callable[[], bool]:
+    """A stop that is asked for when either one is (both are always asked)."""
+
+    def stop() -> bool:
+        asked = first()
+        return second() or asked
+
+    return stop
+
+
+def _local_zone() -> tzinfo:
+    zone = datetime.now().astimezone().tzinfo
+    assert zone is not None
+    return zone
 
 
 def _stores_finder(

@@ -40,6 +40,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 
 from dreamd.catalog import Catalog
+from dreamd.collect.budget import collect_on_quiet
 from dreamd.collect.collector import CollectRequest
 from dreamd.config import Settings
 from dreamd.errors import LockHeld
@@ -97,9 +98,13 @@ class Service:
         timing: ServiceTiming = ServiceTiming(),
         timezone: tzinfo | None = None,
         wall_clock: Callable[[], float] = time.time,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        job_clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.settings = settings
         self.wall_clock = wall_clock  # read beside the monotonic clock to notice a sleep
+        self.clock = clock  # "now" for schedules, catch-up and each job's request
+
         self.state = state
         self.env = env
         self.home = home
@@ -116,6 +121,7 @@ class Service:
             catalog=self.catalog,
             lock_wait=timing.lock_wait,
             cancelled=self.stop_requested.is_set,
+            monotonic=job_clock,
         )
         self.dirty = DirtyPaths(debounce=timing.debounce)
         self.watcher: TranscriptWatcher | None = None
@@ -181,7 +187,7 @@ class Service:
         self.scheduler.start()
         # Start-up work runs on the job thread, in order: reconcile (then READY), catch-up.
         self._submit(self._reconcile, "reconcile", "start-up")
-        now = datetime.now(UTC)
+        now = self.clock()
         for job in JOBS:
             due = previous_fire(self.triggers[job], now.astimezone(self.timezone))
             last = self.state.runs(job, limit=1)
@@ -233,7 +239,7 @@ class Service:
         guard = self.settings.config.collect.live_guard_minutes * 60
         quiet_since = self._changed_at
         if (
-            self.settings.config.service.collect_on_quiet
+            collect_on_quiet(self.settings.config)
             and quiet_since is not None
             and self.dirty.pending() == 0
             and now - quiet_since >= guard
@@ -265,7 +271,7 @@ class Service:
         """A scheduled (or caught-up) run, unless a run of ``job`` started since it was due."""
         if self.stop_requested.is_set():
             return
-        due = previous_fire(self.triggers[job], datetime.now(self.timezone))
+        due = previous_fire(self.triggers[job], self.clock().astimezone(self.timezone))
         last = self.state.runs(job, limit=1)
         if due is not None and last and last[0].started_at >= due:
             log.info("scheduler.skipped", job=job, reason="already ran", run_id=last[0].run_id)
@@ -279,7 +285,7 @@ class Service:
         if self.stop_requested.is_set():
             return
         request = collect_request(
-            self.settings, self.env, now=datetime.now(UTC), stop=self.stop_requested.is_set
+            self.settings, self.env, now=self.clock(), stop=self.stop_requested.is_set
         )
         self._guarded("collect", reason, request.run_id, lambda: self._collect(request))
 
@@ -293,7 +299,7 @@ class Service:
         )
 
     def _run_dream(self) -> None:
-        request = dream_request(self.settings, self.env, now=datetime.now(UTC))
+        request = dream_request(self.settings, self.env, now=self.clock())
 
         def dream() -> None:
             outcome = run_dream(self.context, request)

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
+from dreamd.collect.budget import drain_estimate, drain_words, ended_by_words
 from dreamd.collect.cursordoc import import_cursor
 from dreamd.collect.cursorstate import selection_view
 from dreamd.config import Settings
@@ -85,6 +86,7 @@ def status_document(
         policy=selection_policy(settings),
     )
     backlog = Counter(d.session.tool for d in selection.decisions if d.status in SELECTABLE)
+    drain = _drain(settings, state, sum(backlog.values()), now, timezone)
     plans = [
         {"session": key, "plan_id": entry.intent.plan_id}
         for key, entry in sorted(cursor.sessions.items())
@@ -99,11 +101,26 @@ def status_document(
         "jobs": jobs,
         "sessions_known": len(known),  # 0: nothing scanned yet, the backlog is unknown
         "backlog": dict(sorted(backlog.items())),
+        "drain": drain,
         "pending_plans": plans,
         "pending_proposals": proposals,
         "lock": {"pid": pipeline.pid, "job": pipeline.job} if pipeline else None,
         "logs": log_location(settings, env),
     }
+
+
+def _drain(
+    settings: Settings, state: StateDB, backlog: int, now: datetime, timezone: tzinfo
+) -> dict[str, Any]:
+    """The backlog at the last collect's rate: which budget ended it, and how many more
+    scheduled runs the backlog needs (``dreamd.collect.budget.drain_estimate``)."""
+    last = state.runs("collect", limit=1)
+    summary = last[0].summary if last else {}
+    per_run = summary.get("resolved")
+    trigger = parse_schedule(settings.config.collect.schedule, timezone)
+    rate = per_run if isinstance(per_run, int) else 0
+    estimate = drain_estimate(backlog, rate, trigger, now).as_json()
+    return {"ended_by": summary.get("ended_by"), "known_rate": isinstance(per_run, int), **estimate}
 
 
 def _when(value: str | None, now: datetime) -> str:
@@ -141,6 +158,12 @@ def status_text(document: Mapping[str, Any], now: datetime) -> str:
         lines.append(
             f"backlog: {total} session(s)"
             + (": " + ", ".join(f"{tool} {n}" for tool, n in backlog.items()) if total else "")
+        )
+    drain = document.get("drain")
+    if document["sessions_known"] and drain and drain.get("known_rate"):
+        lines.append(
+            f"drain: {drain_words(drain)}; the last collect ended by "
+            f"{ended_by_words(drain.get('ended_by'))}"
         )
     lines.append(f"pending plans: {len(document['pending_plans'])}")
     for plan in document["pending_plans"]:

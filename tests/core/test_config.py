@@ -14,7 +14,9 @@ from dreamd.readers import READERS
 def test_empty_file_gives_documented_defaults() -> None:
     """Every key is optional and defaults to the documented value."""
     config = parse_config("")
-    assert (config.collect.budget_sessions, config.collect.budget_messages) == (3, 150)
+    # unset: the extractor's budget decides (dreamd.collect.budget; tested in test_budget)
+    assert (config.collect.budget_sessions, config.collect.budget_messages) == (None, None)
+    assert config.collect.time_budget_seconds is None and config.service.collect_on_quiet is None
     assert (config.collect.window_messages, config.collect.live_guard_minutes) == (30, 30)
     assert config.collect.schedule == "30 2 * * *"
     assert config.dream.schedule == "30 3 * * *"
@@ -65,7 +67,7 @@ def test_named_missing_file_is_an_error(tmp_path: Path) -> None:
     """A config file named explicitly must exist; the default one need not."""
     with pytest.raises(ConfigError, match="file not found"):
         load_settings(tmp_path / "missing.toml")
-    assert load_settings().config.collect.budget_sessions == 3
+    assert load_settings().config.collect.budget_sessions is None
 
 
 def test_dreamd_config_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,8 +4,9 @@
 ``["claude", "-p", "--output-format", "json"]``). Each request runs it once:
 the prompt, the stage's instructions and its JSON schema go to stdin as one
 text; the answer is read from stdout, either the JSON object itself or a CLI's
-result envelope holding it (``{"result": "...", "usage": {...}}``, or
-``structured_output`` when the CLI enforced the schema itself).
+envelope holding it (``envelopes``: Claude Code's result object, Codex's JSON
+Lines events, Gemini CLI's response object). ``preset`` names one of the CLIs
+dreamd knows (``presets``) instead of a command line.
 
 Invariants:
 
@@ -32,11 +33,12 @@ import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from dreamd.collect.collector import OWN_RUN_MARKER
 from dreamd.collect.llm.backend import BackendRefused, BackendUnavailable, Reply, Request
 from dreamd.collect.llm.backend import server_text as _safe
+from dreamd.collect.llm.envelopes import estimate_tokens, read_envelope
+from dreamd.collect.llm.presets import Envelope
 
 __all__ = [
     "CommandBackend",
@@ -51,14 +53,6 @@ PERSISTENCE_OFF: dict[str, str] = {
     "claude": "--no-session-persistence",
     "codex": "--ephemeral",
 }
-
-#: Usage fields of a CLI envelope that count as tokens (input, cache and output).
-_USAGE_FIELDS = (
-    "input_tokens",
-    "cache_creation_input_tokens",
-    "cache_read_input_tokens",
-    "output_tokens",
-)
 
 
 def without_persistence(argv: Sequence[str]) -> list[str]:
@@ -89,36 +83,9 @@ def command_prompt(request: Request) -> str:
     )
 
 
-def estimate_tokens(*texts: str) -> int:
-    """About one token per four characters, rounded up (at least one per non-empty text)."""
-    return sum(-(-len(text) // 4) for text in texts if text)
-
-
-def read_answer(stdout: str, prompt: str) -> Reply:
-    """The answer in a CLI's output: a result envelope's content, or the output itself."""
-    text = stdout.strip()
-    try:
-        decoded: Any = json.loads(text)
-    except ValueError:
-        decoded = None
-    if isinstance(decoded, dict) and _is_envelope(decoded):
-        if decoded.get("is_error"):
-            raise BackendUnavailable(f"command reported an error: {_safe(decoded.get('result'))}")
-        structured = decoded.get("structured_output")
-        answer = json.dumps(structured) if isinstance(structured, dict) else decoded["result"]
-        usage = decoded.get("usage")
-        if isinstance(usage, Mapping):
-            counts = [int(usage.get(name) or 0) for name in _USAGE_FIELDS]
-            return Reply(answer, sum(counts[:3]), counts[3])
-        return Reply(answer, estimate_tokens(prompt), estimate_tokens(answer))
-    return Reply(text, estimate_tokens(prompt), estimate_tokens(text))
-
-
-def _is_envelope(decoded: Mapping[str, Any]) -> bool:
-    """Whether a CLI wrapped the answer (no stage's answer has a ``result`` key)."""
-    return isinstance(decoded.get("result"), str) or isinstance(
-        decoded.get("structured_output"), dict
-    )
+def read_answer(stdout: str, prompt: str, envelope: Envelope = "auto") -> Reply:
+    """The answer in a CLI's output (see ``envelopes.read_envelope``)."""
+    return read_envelope(envelope, stdout, prompt)
 
 
 class CommandBackend:
@@ -126,7 +93,14 @@ class CommandBackend:
 
     name = "command"
 
-    def __init__(self, argv: Sequence[str], *, timeout: float, env: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float,
+        env: Mapping[str, str],
+        envelope: Envelope = "auto",
+    ) -> None:
         if not argv:
             raise BackendRefused("[extractors.command] argv is empty")
         if shutil.which(argv[0], path=env.get("PATH", os.defpath)) is None:
@@ -134,13 +108,14 @@ class CommandBackend:
         self._argv = without_persistence(argv)
         self._timeout = timeout
         self._env = dict(env)
+        self._envelope: Envelope = envelope
 
     def complete(self, request: Request) -> Reply:
         """Run the CLI with the prompt on stdin; its answer and what it cost."""
         prompt = command_prompt(request)
         with tempfile.TemporaryDirectory(prefix=OWN_RUN_MARKER) as folder:
             stdout = self._run(prompt, Path(folder))
-        return read_answer(stdout, prompt)
+        return read_answer(stdout, prompt, self._envelope)
 
     def _run(self, prompt: str, folder: Path) -> str:
         try:

@@ -9,7 +9,9 @@ missing-facts list.
 Invariants:
 
 - every answer is validated against its stage's type; an invalid or truncated
-  answer is asked again once, and a second failure raises ``WindowPending``
+  answer is asked again once (saying what was wrong, so a server that ignored
+  the schema is pointed back at the shape the prompt states), and a second
+  failure raises ``WindowPending``
   (nothing of the window is returned, so nothing is planted and the window
   stays pending with the reason);
 - ``tokens_used`` counts every token every request cost, retries included,
@@ -17,6 +19,9 @@ Invariants:
 - items carry only verified quotes (``records.verified_quotes``); an item left
   without one is dropped and counted as untraceable, and one that touched a
   credential is dropped and counted as a dropped secret;
+- a request never exceeds ``context_tokens`` (when set): a window that does
+  not fit loses its oldest messages, the request says so, and ``shortened``
+  lists it for the report (``fitting``);
 - what earlier windows of a session produced is kept in memory for that
   session only (the "existing items" the match step compares with); nothing
   is written anywhere.
@@ -24,7 +29,7 @@ Invariants:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -32,7 +37,8 @@ import msgspec
 
 from dreamd.collect.llm import prompting, records
 from dreamd.collect.llm.backend import Backend, Request, server_text
-from dreamd.collect.llm.records import Citable, KnownPerson
+from dreamd.collect.llm.fitting import Fitted, fit_session, fit_window, output_reserve
+from dreamd.collect.llm.records import Citable, Existing, KnownPerson
 from dreamd.collect.llm.schema import (
     EventsAnswer,
     FactsAnswer,
@@ -48,7 +54,7 @@ from dreamd.collect.llm.schema import (
 from dreamd.collect.pipeline import Window
 from dreamd.collect.signals import WindowPending
 from dreamd.logs import get_logger
-from dreamd.stores import MemoryItem, Quote
+from dreamd.stores import KnownMemory, MemoryItem, Quote
 
 __all__ = ["DEFAULT_MAX_OUTPUT_TOKENS", "LlmExtractor"]
 
@@ -62,21 +68,34 @@ DEFAULT_MAX_OUTPUT_TOKENS = 4096
 
 @dataclass
 class _SessionMemory:
-    """What earlier windows of one session produced (the match steps' existing items)."""
+    """The match steps' existing items: what earlier windows of one session produced, and
+    what the target stores already hold for the session's project (``know``)."""
 
     topics: dict[str, MemoryItem] = field(default_factory=dict)
     people: dict[str, KnownPerson] = field(default_factory=dict)
+    held: dict[str, KnownMemory] = field(default_factory=dict)
+
+    def existing(self) -> dict[str, Existing]:
+        """Every memory a candidate may match, by name (this session's finds win)."""
+        return {**self.held, **self.topics}
 
 
 class LlmExtractor:
     """The prompt pipeline over one backend, counting tokens and what it dropped."""
 
     def __init__(
-        self, backend: Backend, *, max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS
+        self,
+        backend: Backend,
+        *,
+        max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS,
+        context_tokens: int = 0,
     ) -> None:
         self._backend = backend
-        self._max_output = max_output_tokens
+        self._context = context_tokens  # 0: the backend's context is not a concern
+        self._max_output = output_reserve(max_output_tokens, context_tokens)
         self._tokens = 0
+        #: "<source>: <stage>: N of M messages not shown" for every request that was shortened.
+        self.shortened: list[str] = []
         self._sessions: dict[str, _SessionMemory] = {}
         self.dropped_secrets = 0
         self.dropped_untraceable = 0
@@ -97,21 +116,31 @@ class LlmExtractor:
 
     # --- the stages ------------------------------------------------------------------------
 
+    def know(self, source: str, memories: Sequence[KnownMemory]) -> None:
+        """What the stores hold for the project of session ``source``: the match step compares
+        candidates with them too, so a restated rule updates its memory, not a new one."""
+        memory = self._sessions.setdefault(source, _SessionMemory())
+        for known in memories:
+            if known.source != source:  # this session's own items come back as it runs
+                memory.held.setdefault(known.name, known)
+
     def topics(self, window: Window) -> list[MemoryItem]:
         """Scan → match → update over one window."""
-        request = prompting.topics_scan_request(window, self._max_output)
+        request = self._fit(window, prompting.topics_scan_request)
         candidates = [c for c in self._ask(request, TopicsScanAnswer).topics if c.title.strip()]
         if not candidates:
             return []
         memory = self._memory(window)
-        matched = self._match(window, candidates, list(memory.topics.values()))
+        matched = self._match(window, candidates, list(memory.existing().values()))
         shown = [_candidate(c) for c in candidates]
-        request = prompting.topics_update_request(window, shown, matched, self._max_output)
+        request = self._fit(
+            window, lambda w, out: prompting.topics_update_request(w, shown, matched, out)
+        )
         answer = self._ask(request, TopicsUpdateAnswer)
         cite = records.citable([window])
         items: list[MemoryItem] = []
         for record in answer.records:
-            existing = memory.topics.get(record.existing) or matched.get(record.title)
+            existing = memory.existing().get(record.existing) or matched.get(record.title)
             item = records.topic_item(window, record, existing, self._quotes(record.quotes, cite))
             self._count(item, record.quotes, record.title, record.body, record.description)
             if item is not None:
@@ -121,7 +150,7 @@ class LlmExtractor:
 
     def people(self, window: Window) -> list[MemoryItem]:
         """Scan for people, drop the guarded ones, match by identifier then name, update."""
-        answer = self._ask(prompting.people_request(window, self._max_output), PeopleAnswer)
+        answer = self._ask(self._fit(window, prompting.people_request), PeopleAnswer)
         memory = self._memory(window)
         cite = records.citable([window])
         items: list[MemoryItem] = []
@@ -140,8 +169,13 @@ class LlmExtractor:
         """The retrospective test, once for the session; at most one event (the surest)."""
         if not session_windows:
             return []
-        request = prompting.events_request(session_windows, self._max_output)
-        answer = self._ask(request, EventsAnswer)
+        fitted = fit_session(
+            session_windows,
+            lambda windows, omitted: prompting.events_request(windows, self._max_output, omitted),
+            self._context,
+        )
+        self._note(session_windows[0], fitted, sum(len(w.messages) for w in session_windows))
+        answer = self._ask(fitted.request, EventsAnswer)
         cite = records.citable(session_windows)
         found: list[MemoryItem] = []
         for find in answer.events:
@@ -155,7 +189,7 @@ class LlmExtractor:
         """The listed missing facts the user states in the window; nothing without a list."""
         if not missing_facts:
             return []
-        request = prompting.facts_request(window, missing_facts, self._max_output)
+        request = self._fit(window, lambda w, out: prompting.facts_request(w, missing_facts, out))
         answer = self._ask(request, FactsAnswer)
         cite = records.citable([window])
         items: list[MemoryItem] = []
@@ -173,13 +207,15 @@ class LlmExtractor:
         return self._sessions.setdefault(window.source, _SessionMemory())
 
     def _match(
-        self, window: Window, candidates: list[TopicCandidate], known: list[MemoryItem]
-    ) -> dict[str, MemoryItem]:
+        self, window: Window, candidates: list[TopicCandidate], known: list[Existing]
+    ) -> dict[str, Existing]:
         """Match step: candidate title → the existing item it is about (skipped with none)."""
         if not known:
             return {}
         shown = [_candidate(c) for c in candidates]
-        request = prompting.topics_match_request(window, shown, known, self._max_output)
+        request = self._fit(
+            window, lambda w, out: prompting.topics_match_request(w, shown, known, out)
+        )
         by_name = {item.name: item for item in known}
         titles = {c.title for c in candidates}
         return {
@@ -187,6 +223,29 @@ class LlmExtractor:
             for match in self._ask(request, TopicsMatchAnswer).matches
             if match.title in titles and match.existing in by_name
         }
+
+    def _fit(self, window: Window, build: Callable[[Window, int], Request]) -> Request:
+        """A stage's request for ``window``, its oldest messages left out to fit the context."""
+        fitted = fit_window(window, lambda w: build(w, self._max_output), self._context)
+        self._note(window, fitted, len(window.messages))
+        return fitted.request
+
+    def _note(self, window: Window, fitted: Fitted, total: int) -> None:
+        """Say that a request was shortened (kept for the report, and logged)."""
+        if not fitted.omitted:
+            return
+        stage = fitted.request.stage
+        self.shortened.append(
+            f"{window.source.removeprefix('source:')}: {stage}: {fitted.omitted} of {total} "
+            "messages not shown to fit the model's context"
+        )
+        log.warning(
+            "collect.llm.window_shortened",
+            stage=stage,
+            omitted=fitted.omitted,
+            messages=total,
+            context_tokens=self._context,
+        )
 
     def _quotes(self, quotes: Sequence[QuoteRef], cite: Citable) -> tuple[Quote, ...]:
         kept, redacted = records.verified_quotes(quotes, cite)
@@ -206,7 +265,8 @@ class LlmExtractor:
         """One stage's answer, validated; asked once more when invalid, then ``WindowPending``."""
         problem = ""
         for attempt in (1, 2):
-            reply = self._backend.complete(request)
+            asked = request if attempt == 1 else prompting.retry_request(request, problem)
+            reply = self._backend.complete(asked)
             self._tokens += reply.tokens
             log.info(
                 "collect.llm.answer", stage=request.stage, attempt=attempt, tokens=reply.tokens

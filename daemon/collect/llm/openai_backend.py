@@ -13,8 +13,10 @@ Invariants:
 - the SDK's own retries (with its backoff and ``Retry-After`` handling) are
   the only retries of a failed request; what fails after them becomes one of
   ``backend``'s failures;
-- ``max_completion_tokens`` bounds the answer; a reply cut there is marked
-  truncated (``finish_reason == "length"``).
+- the answer is bounded under the name the server understands (``cap``:
+  ``max_completion_tokens`` for the OpenAI API, ``max_tokens`` for Ollama,
+  llama.cpp and vLLM; see ``servers``); a reply cut there is marked truncated
+  (``finish_reason == "length"``).
 """
 
 from __future__ import annotations
@@ -43,12 +45,14 @@ class OpenAIBackend:
         timeout: float,
         max_retries: int,
         temperature: float | None = None,
+        cap: str = "max_completion_tokens",
     ) -> None:
         with sdk_required(self.name):
             import openai
         self._sdk = openai
         self._model = model
         self._temperature = temperature
+        self._cap = cap
         # Servers without authentication (Ollama, llama.cpp) still need a non-empty key.
         self._client: openai.OpenAI = openai.OpenAI(
             api_key=api_key or "not-needed",
@@ -60,7 +64,7 @@ class OpenAIBackend:
     def complete(self, request: Request) -> Reply:
         """One chat completion; the answer's text, token usage and truncation."""
         sdk = self._sdk
-        extra: dict[str, Any] = {}
+        extra: dict[str, Any] = {self._cap: request.max_output_tokens}
         if self._temperature is not None:
             extra["temperature"] = self._temperature
         try:
@@ -78,7 +82,6 @@ class OpenAIBackend:
                         "strict": True,
                     },
                 },
-                max_completion_tokens=request.max_output_tokens,
                 **extra,
             )
         except sdk.OpenAIError as error:

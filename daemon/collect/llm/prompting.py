@@ -20,23 +20,26 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import replace
+from typing import Any, Protocol
 
 from dreamd import prompts
 from dreamd.collect.llm.backend import Request
+from dreamd.collect.llm.fitting import omitted_note
 from dreamd.collect.pipeline import Window
 from dreamd.readers import Message, isoformat
 from dreamd.secrets import redact
-from dreamd.stores import MemoryItem
 
 __all__ = [
     "MAX_EVENT_MESSAGE_CHARS",
     "MAX_MESSAGE_CHARS",
+    "Existing",
     "events_request",
     "facts_request",
     "message_block",
     "outbound",
     "people_request",
+    "retry_request",
     "topics_match_request",
     "topics_scan_request",
     "topics_update_request",
@@ -98,7 +101,27 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=1)
 
 
-def _known(items: Sequence[MemoryItem]) -> list[dict[str, str]]:
+class Existing(Protocol):
+    """A memory a candidate may match: an item of this session (``MemoryItem``) or one the
+    store holds for the project (``KnownMemory``), read by the match and update steps."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def type(self) -> str: ...
+
+    @property
+    def category(self) -> str: ...
+
+    @property
+    def description(self) -> str: ...
+
+    @property
+    def body(self) -> str: ...
+
+
+def _known(items: Sequence[Existing]) -> list[dict[str, str]]:
     """Existing items as the match and update steps see them (model output: no transcript)."""
     return [
         {"name": i.name, "category": i.category, "description": outbound(i.description)}
@@ -114,7 +137,7 @@ def topics_scan_request(window: Window, max_output_tokens: int) -> Request:
 def topics_match_request(
     window: Window,
     candidates: Sequence[Mapping[str, Any]],
-    known: Sequence[MemoryItem],
+    known: Sequence[Existing],
     max_output_tokens: int,
 ) -> Request:
     """Topics step 2: which existing item, if any, each candidate is about."""
@@ -128,7 +151,7 @@ def topics_match_request(
 def topics_update_request(
     window: Window,
     candidates: Sequence[Mapping[str, Any]],
-    existing: Mapping[str, MemoryItem],
+    existing: Mapping[str, Existing],
     max_output_tokens: int,
 ) -> Request:
     """Topics step 3: the record of each candidate, over the item it matched if any.
@@ -153,15 +176,23 @@ def people_request(window: Window, max_output_tokens: int) -> Request:
     return _request("people", window_text(window), max_output_tokens)
 
 
-def events_request(windows: Sequence[Window], max_output_tokens: int) -> Request:
-    """Events, once per session: every analysed window's messages, each cut shorter."""
+def events_request(windows: Sequence[Window], max_output_tokens: int, omitted: int = 0) -> Request:
+    """Events, once per session: every window's messages, each cut shorter.
+
+    ``omitted`` oldest messages were left out to fit the model's context; the
+    request says so.
+    """
     first = windows[0]
     messages = "\n\n".join(
         message_block(window, message, MAX_EVENT_MESSAGE_CHARS)
         for window in windows
         for message in window.messages
     )
-    user = f"{_session_header(first)}\n\n## Most Recent Messages (the whole session)\n{messages}"
+    left_out = "" if not omitted else f"{omitted_note(omitted)}\n\n"
+    user = (
+        f"{_session_header(first)}\n\n## Most Recent Messages (the whole session)\n"
+        f"{left_out}{messages}"
+    )
     return _request("events", user, max_output_tokens)
 
 
@@ -169,3 +200,19 @@ def facts_request(window: Window, missing: Sequence[str], max_output_tokens: int
     """Facts: look for the listed missing facts only."""
     user = f"{window_text(window)}\n\n## Missing facts\n{_json([outbound(f) for f in missing])}"
     return _request("facts", user, max_output_tokens)
+
+
+def retry_request(request: Request, problem: str) -> Request:
+    """The one retry of a stage: the same request, saying what was wrong with the answer.
+
+    A server that ignored the schema answered in prose or in another shape;
+    the note points back at the shape the prompt states (``problem`` is
+    already redacted and cut short).
+    """
+    note = (
+        "\n\n## Your previous answer could not be used\n"
+        f"{problem}\n"
+        "Answer again with only the JSON object, in the shape described under "
+        '"The answer\'s shape".'
+    )
+    return replace(request, user=request.user + note)

@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from dreamd.collect.llm.prompting import outbound
+from dreamd.collect.llm.prompting import Existing, outbound
 from dreamd.collect.llm.schema import (
     EventFind,
     FactFind,
@@ -35,12 +35,13 @@ from dreamd.collect.llm.schema import (
     confidence_of,
 )
 from dreamd.collect.pipeline import Window
-from dreamd.stores import ItemType, MemoryItem, Quote
+from dreamd.stores import ITEM_TYPES, ItemType, MemoryItem, Quote
 
 __all__ = [
     "CATEGORY_TYPES",
     "REDACTION_MARK",
     "Citable",
+    "Existing",
     "KnownPerson",
     "apply_update_rule",
     "citable",
@@ -50,6 +51,7 @@ __all__ = [
     "is_guarded_person",
     "item_name",
     "match_person",
+    "matched_category",
     "person_item",
     "topic_item",
     "verified_quotes",
@@ -183,11 +185,12 @@ def _item(
     body: str,
     level: int,
     quotes: tuple[Quote, ...],
+    kind: ItemType | None = None,
 ) -> MemoryItem:
     limit = MAX_TECHNICAL_BODY_CHARS if category == "Technical" else MAX_BODY_CHARS
     session = window.session
     return MemoryItem(
-        type=CATEGORY_TYPES[category],
+        type=kind or CATEGORY_TYPES[category],
         category=category,
         name=name,
         description=_one_line(description, MAX_DESCRIPTION_CHARS),
@@ -200,19 +203,33 @@ def _item(
     )
 
 
+def matched_category(existing: Existing | None, found: str) -> str:
+    """The category of an update: the matched memory's when it has a known one, else the find's."""
+    if existing is not None and existing.category in CATEGORY_TYPES:
+        return existing.category
+    return found
+
+
 def topic_item(
-    window: Window, record: TopicRecord, existing: MemoryItem | None, quotes: tuple[Quote, ...]
+    window: Window, record: TopicRecord, existing: Existing | None, quotes: tuple[Quote, ...]
 ) -> MemoryItem | None:
-    """A topic record as an item, updating ``existing`` when it matched one (None if empty)."""
+    """A topic record as an item, updating ``existing`` when it matched one (None if empty).
+
+    An update keeps the matched memory's name and type (and its category when
+    known), so a memory of another session, or one the agent wrote itself,
+    is restated under its own name: the validate gate merges the two instead
+    of adding a second memory.
+    """
     texts = (record.title, record.body, record.description)
     if not quotes or not record.body.strip() or has_redaction(*texts):
         return None
-    category = existing.category if existing is not None else record.category
+    category = matched_category(existing, record.category)
     name = existing.name if existing is not None else item_name(category, record.title)
     body = apply_update_rule(category, existing.body if existing else None, record.body)
     description = record.description.strip() or record.title
+    kind = existing.type if existing is not None and existing.type in ITEM_TYPES else None
     return _item(window, category=category, name=name, description=description, body=body,
-                 level=record.confidence, quotes=quotes)  # fmt: skip
+                 level=record.confidence, quotes=quotes, kind=kind)  # type: ignore[arg-type]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

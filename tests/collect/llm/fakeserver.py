@@ -1,9 +1,10 @@
 """A real HTTP server on loopback that speaks the two model protocols dreamd uses.
 
 ``POST /v1/chat/completions`` answers as an OpenAI-compatible server does, and
-``POST /v1/messages`` as the Anthropic Messages API does. It runs in a thread
-(``ThreadingHTTPServer`` on ``127.0.0.1:0``) so a test, or a ``dreamd collect``
-subprocess, reaches it over a real socket.
+``POST /v1/messages`` as the Anthropic Messages API does; ``GET /v1/models``
+lists ``models`` and ``GET /props`` tells ``context`` as llama.cpp's server
+does. It runs in a thread (``ThreadingHTTPServer`` on ``127.0.0.1:0``) so a
+test, or a ``dreamd collect`` subprocess, reaches it over a real socket.
 
 What it answers: the next action of ``script`` while there is one, else
 ``respond(request)``. Actions: ``Answer`` (a completion, possibly cut at the
@@ -132,6 +133,8 @@ class FakeLLM:
         self.respond = respond
         self.script: list[Action] = []
         self.received: list[Received] = []
+        self.models: list[str] = ["fake-model"]  # what GET /v1/models lists
+        self.context = 0  # what GET /props says (llama.cpp); 0: no /props
         self._lock = threading.Lock()
         self._release = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -174,6 +177,16 @@ class FakeLLM:
 
             def log_message(self, format: str, *args: Any) -> None:
                 """Quiet: the tests read ``received``, not a log."""
+
+            def do_GET(self) -> None:
+                """``/v1/models`` lists ``server.models``; ``/props`` says llama.cpp's context."""
+                if self.path.rstrip("/") == "/v1/models":
+                    data = [{"id": model, "object": "model"} for model in server.models]
+                    self._send(200, {"object": "list", "data": data}, {})
+                elif self.path == "/props" and server.context:
+                    self._send(200, {"default_generation_settings": {"n_ctx": server.context}}, {})
+                else:
+                    self._send(404, {"error": {"message": "not found"}}, {})
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", "0"))

@@ -86,6 +86,27 @@ def test_every_prompt_is_shipped_and_says_an_empty_answer_is_normal(stage: str) 
         assert "empty" in text.lower() or "[]" in text
 
 
+def _keys_and_choices(node: Any) -> set[str]:
+    """Every property name and every text choice (enum value) of a schema."""
+    if isinstance(node, dict):
+        found = set(node.get("properties", {}))
+        found |= {value for value in node.get("enum", []) if isinstance(value, str)}
+        return found | {k for value in node.values() for k in _keys_and_choices(value)}
+    if isinstance(node, list):
+        return {k for value in node for k in _keys_and_choices(value)}
+    return set()
+
+
+@pytest.mark.parametrize("stage", prompts.STAGES)
+def test_each_prompt_states_the_answers_shape_in_words(stage: str) -> None:
+    """A server that ignores the schema still reads every key and choice in the prompt."""
+    text = prompts.prompt(stage)
+    assert "## The answer's shape" in text
+    shape = text.split("## The answer's shape", 1)[1]
+    missing = {key for key in _keys_and_choices(prompts.schema(stage)) if f"`{key}`" not in shape}
+    assert missing == set()
+
+
 def test_the_shared_rules_carry_the_quote_rules() -> None:
     """Quotes: verbatim, cited by full id, never a credential or a redacted span."""
     common = prompts.prompt("common")

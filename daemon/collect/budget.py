@@ -1,0 +1,289 @@
+"""How much one collect may do: a budget that follows the extractor's cost (issue 11 item 5).
+
+Seed 002's budget (3 sessions, about 150 messages a run) fits an agent that
+reads transcripts into its own context; for a daemon it means a backlog of
+500 sessions never drains while 15 new ones arrive a day. So the budget
+depends on what a session costs, each rule one function below:
+
+- ``run_budget``: the heuristic costs nothing but time, so it takes every
+  eligible session, newest first, until ``collect.time_budget_seconds``
+  (``DEFAULT_TIME_BUDGET_SECONDS``) runs out; an LLM extractor with a token
+  cap (``collect.max_tokens_per_run``) takes sessions until the cap stops
+  it; an LLM extractor without a cap keeps seed 002's 3 sessions / 150
+  messages. ``collect.budget_sessions`` / ``budget_messages``, when set,
+  apply to every extractor (the seed's budget stays one setting away), and
+  ``collect --budget N`` takes N sessions with no message budget unless one
+  is configured;
+- ``ended_by``: which budget ended a run (``sessions``, ``messages``,
+  ``time``, ``tokens``), or that something else did (``stop``: a signal;
+  ``extractor``: the model could not be reached), or ``none``: every
+  eligible session was taken;
+- ``drain_estimate``: at the rate of the run just finished, how many more
+  scheduled runs the backlog needs and when the last of them is due;
+- ``collect_on_quiet``: the service also collects once changed sessions are
+  quiet, by default only for the free heuristic;
+- ``lower_priority``: a collect job runs at ``COLLECT_NICENESS`` (``os.nice``
+  on the job's thread, which on Linux is that thread alone).
+
+Everything here is pure except ``Deadline`` (reads a clock) and
+``lower_priority`` (changes the calling thread's niceness).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any, Literal
+
+from dreamd.collect.collector import CollectResult
+from dreamd.config import Config
+from dreamd.selection import SELECTABLE
+
+if TYPE_CHECKING:
+    from apscheduler.triggers.cron import CronTrigger
+
+__all__ = [
+    "COLLECT_NICENESS",
+    "DEFAULT_TIME_BUDGET_SECONDS",
+    "SEED_BUDGET_MESSAGES",
+    "SEED_BUDGET_SESSIONS",
+    "Deadline",
+    "Drain",
+    "EndedBy",
+    "RunBudget",
+    "budget_summary",
+    "collect_on_quiet",
+    "drain_estimate",
+    "drain_words",
+    "ended_by",
+    "ended_by_words",
+    "lower_priority",
+    "run_budget",
+    "run_fields",
+]
+
+#: Seed 002's per-run budget: sessions, and about this many messages.
+SEED_BUDGET_SESSIONS = 3
+SEED_BUDGET_MESSAGES = 150
+#: How long a heuristic collect may run (twenty minutes: done long before the 03:30 dream).
+DEFAULT_TIME_BUDGET_SECONDS = 1200
+#: The niceness a collect job runs at (the systemd unit's ``Nice=`` value).
+COLLECT_NICENESS = 10
+
+EndedBy = Literal["sessions", "messages", "time", "tokens", "stop", "extractor", "none"]
+
+
+@dataclass(frozen=True, slots=True)
+class RunBudget:
+    """One run's limits: None (or 0 for seconds and tokens) means no such limit."""
+
+    sessions: int | None
+    messages: int | None
+    seconds: float
+    tokens: int
+
+    def as_json(self) -> dict[str, int | float | None]:
+        """The limits as the report shows them."""
+        return {
+            "max_sessions": self.sessions,
+            "max_messages": self.messages,
+            "time_budget_seconds": self.seconds or None,
+            "token_cap": self.tokens or None,
+        }
+
+
+def run_budget(config: Config, sessions_override: int | None = None) -> RunBudget:
+    """The budget of one collect under ``config`` (see the module docstring)."""
+    collect = config.collect
+    llm = collect.extractor != "heuristic"
+    sessions = sessions_override or collect.budget_sessions
+    messages = collect.budget_messages
+    if llm and collect.max_tokens_per_run == 0 and sessions is None:
+        sessions = SEED_BUDGET_SESSIONS  # nothing else bounds what the run spends
+        messages = SEED_BUDGET_MESSAGES if messages is None else messages
+    seconds = collect.time_budget_seconds
+    if seconds is None:
+        seconds = 0 if llm else DEFAULT_TIME_BUDGET_SECONDS
+    return RunBudget(sessions, messages, float(seconds), collect.max_tokens_per_run)
+
+
+def collect_on_quiet(config: Config) -> bool:
+    """Whether the service collects once changed sessions are quiet (default: heuristic only)."""
+    configured = config.service.collect_on_quiet
+    return config.collect.extractor == "heuristic" if configured is None else configured
+
+
+class Deadline:
+    """The time budget of one run, on a monotonic clock (injectable for tests)."""
+
+    def __init__(self, seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.seconds = seconds
+        self._clock = clock
+        self._start = clock()
+        self.reached = False
+
+    def elapsed(self) -> float:
+        """Seconds since the run started."""
+        return self._clock() - self._start
+
+    def expired(self) -> bool:
+        """Whether the budget is used up (never, for 0); remembered once it is."""
+        if self.seconds > 0 and not self.reached and self.elapsed() >= self.seconds:
+            self.reached = True
+        return self.reached
+
+
+def ended_by(
+    *,
+    stopped: str | None,
+    deadline_reached: bool,
+    tokens_exhausted: bool,
+    deferred_reasons: list[str],
+) -> EndedBy:
+    """Which budget ended the run, or what else did (``none``: nothing was left).
+
+    ``deferred_reasons``: the selection reasons of the selectable sessions
+    this run did not take (each says which budget deferred it).
+    """
+    if deadline_reached:
+        return "time"
+    if tokens_exhausted:
+        return "tokens"
+    if stopped is not None:
+        return "stop" if stopped == "stop requested" else "extractor"
+    if any("session budget reached" in reason for reason in deferred_reasons):
+        return "sessions"
+    if any("message budget reached" in reason for reason in deferred_reasons):
+        return "messages"
+    return "none"
+
+
+@dataclass(frozen=True, slots=True)
+class Drain:
+    """How the backlog goes at the last run's rate."""
+
+    remaining: int
+    per_run: int
+    runs: int | None  # None: this rate never drains it (the run took nothing)
+    until: datetime | None  # when the last of those scheduled runs is due
+
+    def as_json(self) -> dict[str, int | str | None]:
+        """The estimate as the report and ``status`` show it."""
+        return {
+            "remaining": self.remaining,
+            "per_run": self.per_run,
+            "runs": self.runs,
+            "until": self.until.isoformat() if self.until else None,
+        }
+
+
+def drain_estimate(
+    remaining: int, per_run: int, trigger: CronTrigger | None, now: datetime
+) -> Drain:
+    """Runs needed for ``remaining`` sessions at ``per_run`` a run, and when the last is due.
+
+    The runs counted are the collect schedule's (on-quiet collects only make
+    it sooner); ``trigger`` None leaves the date out.
+    """
+    if remaining <= 0:
+        return Drain(0, per_run, 0, None)
+    if per_run <= 0:
+        return Drain(remaining, per_run, None, None)
+    runs = math.ceil(remaining / per_run)
+    until: datetime | None = None
+    if trigger is not None:
+        moment: datetime | None = trigger.get_next_fire_time(None, now)
+        for _ in range(runs - 1):
+            if moment is None:
+                break
+            moment = trigger.get_next_fire_time(moment, moment + timedelta(seconds=1))
+        until = moment
+    return Drain(remaining, per_run, runs, until)
+
+
+def run_fields(
+    result: CollectResult,
+    *,
+    budget: RunBudget,
+    deadline: Deadline,
+    trigger: CronTrigger | None,
+    now: datetime,
+) -> dict[str, Any]:
+    """The report's ``budget`` (used, limits, what ended the run) and ``drain`` sections."""
+    decisions = result.selection.decisions if result.selection else ()
+    reached = set(result.taken)
+    selectable = [d for d in decisions if d.status in SELECTABLE]
+    deferred = [d.reason for d in selectable if d.session.key not in reached]
+    tokens_exhausted = budget.tokens > 0 and result.tokens >= budget.tokens
+    ended = ended_by(
+        stopped=result.stopped,
+        deadline_reached=deadline.reached,
+        tokens_exhausted=tokens_exhausted,
+        deferred_reasons=deferred,
+    )
+    remaining = max(0, len(selectable) - len(result.resolved))
+    drain = drain_estimate(remaining, len(result.resolved), trigger, now)
+    return {
+        "budget": {
+            "sessions": len(reached),
+            "max": budget.sessions,
+            "ended_by": ended,
+            "elapsed_seconds": round(deadline.elapsed(), 1),
+            **budget.as_json(),
+        },
+        "drain": drain.as_json(),
+    }
+
+
+def budget_summary(document: Mapping[str, Any]) -> dict[str, object]:
+    """What a run's record keeps of its budget, for ``status``: sessions taken, sessions
+    resolved (the rate), and what ended the run."""
+    budget, drain = document.get("budget", {}), document.get("drain", {})
+    return {
+        "sessions": budget.get("sessions"),
+        "resolved": drain.get("per_run"),
+        "ended_by": budget.get("ended_by"),
+    }
+
+
+#: What each ``ended_by`` value says in the text report and in ``status``.
+ENDED_BY_WORDS: dict[str, str] = {
+    "sessions": "the session budget",
+    "messages": "the message budget",
+    "time": "the time budget",
+    "tokens": "the token cap",
+    "stop": "a stop request",
+    "extractor": "the extractor (unavailable)",
+    "none": "nothing left to take",
+}
+
+
+def ended_by_words(value: object) -> str:
+    """``ended_by`` in words."""
+    return ENDED_BY_WORDS.get(str(value), str(value))
+
+
+def drain_words(drain: Mapping[str, Any]) -> str:
+    """The drain estimate in words (``Backlog drains ...``)."""
+    remaining, runs = drain.get("remaining", 0), drain.get("runs")
+    if not remaining:
+        return "nothing left: every eligible session is collected"
+    if runs is None:
+        return f"{remaining} session(s) left; this run collected none, so no estimate"
+    until = f" (the last due {drain['until'][:16]})" if drain.get("until") else ""
+    return (
+        f"{remaining} session(s) left: about {runs} more scheduled run(s) at "
+        f"{drain.get('per_run')} a run{until}"
+    )
+
+
+def lower_priority(niceness: int = COLLECT_NICENESS) -> int:
+    """Run the calling thread at ``niceness`` at least (never raised back); the value now."""
+    current = os.nice(0)
+    if current < niceness:
+        current = os.nice(niceness - current)
+    return current
