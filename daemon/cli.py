@@ -23,7 +23,8 @@ from dreamd.collect.cursordoc import import_cursor
 from dreamd.collect.cursorstate import selection_view
 from dreamd.collect.report import report_text
 from dreamd.config import Settings, default_config_path, load_settings
-from dreamd.dream.report import markdown, to_json
+from dreamd.dream.report import to_json
+from dreamd.dream.reporttext import markdown
 from dreamd.errors import DreamdError
 from dreamd.jobs import (
     JobContext,
@@ -165,6 +166,9 @@ def dream(
     """Consolidate memory: trash stale, duplicate and contradicted memories, rebuild indexes."""
     if dry_run and apply_pending:
         raise click.UsageError("--dry-run and --apply-pending cannot be combined")
+    missing = [str(root) for root in roots if not root.is_dir()]
+    if missing:
+        raise click.ClickException(f"--root {missing[0]}: no such folder")
     settings, state = _setup(config_path)
     request = dream_request(
         settings,

@@ -114,6 +114,9 @@ class DreamConfig(_Table):
     mode: Literal["apply", "propose"] = "apply"
     roots: list[str] = msgspec.field(default_factory=list)
     index_budget_bytes: int = 17408
+    #: A scheduled dream that would trash or archive more than this in one folder only
+    #: proposes there (seed 000 asks before moving more than three entries).
+    max_unattended_moves: int = 3
 
 
 def _default_store_tables() -> dict[str, StoreTable]:
@@ -155,6 +158,7 @@ _RANGES: tuple[tuple[str, int, int | None], ...] = (
     ("collect.time_budget_seconds", 0, None),
     ("collect.max_tokens_per_run", 0, None),
     ("dream.index_budget_bytes", 1024, None),
+    ("dream.max_unattended_moves", 0, None),
     ("service.jitter_seconds", 0, 3600),
 )
 

@@ -99,8 +99,13 @@ def dream_request(
     dry_run: bool = False,
     apply_pending: bool = False,
     roots: tuple[Path, ...] = (),
+    scheduled: bool = False,
 ) -> DreamRequest:
-    """A dream run as configured (``mode = "propose"`` makes every run a dry run)."""
+    """A dream run as configured (``mode = "propose"`` makes every run a dry run).
+
+    ``scheduled``: the service started it; nobody is there to review, so a
+    folder's first dream and any run over ``max_unattended_moves`` only propose.
+    """
     configured = settings.config.dream
     mode = "dry-run" if dry_run or configured.mode == "propose" else "apply"
     return DreamRequest(
@@ -110,6 +115,8 @@ def dream_request(
         only=tuple(path.absolute() for path in roots),
         extra_roots=tuple(Path(root).expanduser() for root in configured.roots),
         run_id=new_run_id(),
+        scheduled=scheduled,
+        max_unattended_moves=configured.max_unattended_moves,
     )
 
 

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["FolderTarget", "discover_folders", "repo_for_encoded"]
+__all__ = ["FolderTarget", "discover_folders", "is_repository", "repo_for_encoded"]
 
 INDEX = "MEMORY.md"
 
@@ -36,16 +36,37 @@ class FolderTarget:
     repo: Path | None
 
 
+def is_repository(path: Path, home: Path) -> bool:
+    """Whether ``path`` may be scanned as a repository (issue 15, item 3).
+
+    A session whose ``cwd`` is ``/`` or the home directory would make the whole
+    file system (or every project at once) the repository; a path that is not
+    a directory (gone, a file, 5,000 characters long) is none either.
+    """
+    try:
+        if not path.is_absolute():
+            return False
+        resolved = path.resolve()
+        if resolved == Path(resolved.anchor) or resolved == home.resolve():
+            return False
+        return resolved.is_dir()
+    except (OSError, RuntimeError, ValueError):
+        return False
+
+
 def _is_memory_folder(path: Path) -> bool:
     """A folder with an index, with Markdown memories, or with collected items waiting."""
-    if not path.is_dir():
+    try:
+        if not path.is_dir():
+            return False
+        if (path / INDEX).exists() or (path / INDEX).is_symlink():
+            return True
+        if any(child.suffix == ".md" for child in path.iterdir()):
+            return True
+        inbox = path / ".inbox"
+        return inbox.is_dir() and any(child.suffix == ".md" for child in inbox.iterdir())
+    except OSError:  # unreadable: not ours to judge here; an explicit --root still reports
         return False
-    if (path / INDEX).is_file():
-        return True
-    if any(child.suffix == ".md" and child.is_file() for child in path.iterdir()):
-        return True
-    inbox = path / ".inbox"
-    return inbox.is_dir() and any(child.suffix == ".md" for child in inbox.iterdir())
 
 
 def _candidates(claude: Path) -> list[Path]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -41,12 +42,15 @@ __all__ = [
     "Executor",
     "atomic_write",
     "inside",
+    "journal_folder",
     "sha256_of",
+    "touched_paths",
     "undo_conflicts",
     "undo_run",
 ]
 
 JOURNAL = "journal.jsonl"
+FOLDER = "folder"
 BACKUPS = "backup"
 TRASH = ".trash"
 #: Largest file the executor reads back before replacing it (a memory file is far smaller).
@@ -95,6 +99,8 @@ class Executor:
     def __post_init__(self) -> None:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self._journal = self.run_dir / JOURNAL
+        if not (self.run_dir / FOLDER).exists():  # which folder this journal is about (undo)
+            atomic_write(self.run_dir / FOLDER, os.fsencode(self.folder))
 
     def _record(self, entry: dict[str, Any]) -> None:
         self.crash.tick()
@@ -156,10 +162,12 @@ class Executor:
         Returns False, writing nothing, when the file already holds ``content``.
         """
         with self._parent(path) as (parent, name):
+            old_mtime: int | None = None
             if fs.exists(parent, name):
                 old = fs.read_file(parent, name, max_bytes=MAX_FILE_BYTES)
                 if old is None:
                     raise UnsafePath(f"refusing to write {path}: not a regular file")
+                old_mtime = os.stat(name, dir_fd=parent, follow_symlinks=False).st_mtime_ns
             else:
                 old = None
             if old == content:
@@ -174,6 +182,7 @@ class Executor:
                     "path": str(self.folder / inside(self.folder, path)),
                     "backup": str(backup) if backup else None,
                     "old_sha256": digest(old) if old is not None else None,
+                    "old_mtime_ns": old_mtime,
                     "new_sha256": digest(content),
                 }
             )
@@ -218,8 +227,24 @@ class _Step:
     conflict: str | None = None
 
 
-def _plan_move(entry: dict[str, Any]) -> _Step:
+def _linked_on_the_way(folder: Path | None, *paths: Path) -> str | None:
+    """Issue 15 item 5: a link planted since the run (``.trash`` made a symlink) is never
+    followed by an undo, not even to read: the reversal is refused, naming it."""
+    if folder is None:
+        return None
+    for path in paths:
+        try:
+            inside(folder, path)
+        except UnsafePath as error:
+            return str(error).replace("refusing to write", "refusing to undo through")
+    return None
+
+
+def _plan_move(entry: dict[str, Any], folder: Path | None = None) -> _Step:
     src, dst, digest = Path(entry["src"]), Path(entry["dst"]), entry.get("sha256")
+    linked = _linked_on_the_way(folder, src, dst)
+    if linked is not None:
+        return _Step("none", entry, linked)
     at_dst = sha256_of(dst)
     if at_dst is None:
         if sha256_of(src) == digest:
@@ -232,8 +257,11 @@ def _plan_move(entry: dict[str, Any]) -> _Step:
     return _Step("unmove", entry)
 
 
-def _plan_write(entry: dict[str, Any]) -> _Step:
+def _plan_write(entry: dict[str, Any], folder: Path | None = None) -> _Step:
     path = Path(entry["path"])
+    linked = _linked_on_the_way(folder, path)
+    if linked is not None:
+        return _Step("none", entry, linked)
     current = sha256_of(path)
     if current == entry.get("old_sha256"):
         return _Step("none", entry)  # the run stopped before this write
@@ -245,12 +273,13 @@ def _plan_write(entry: dict[str, Any]) -> _Step:
 def plan_undo(run_dir: Path) -> list[_Step]:
     """Reversal steps for a run, newest change first."""
     steps: list[_Step] = []
+    folder = journal_folder(run_dir)
     for entry in journal_entries(run_dir):
         op = entry.get("op")
         if op == "move":
-            steps.append(_plan_move(entry))
+            steps.append(_plan_move(entry, folder))
         elif op == "write":
-            steps.append(_plan_write(entry))
+            steps.append(_plan_write(entry, folder))
         elif op == "mkdir":
             steps.append(_Step("rmdir", entry))
     return list(reversed(steps))
@@ -284,6 +313,32 @@ def undo_run(run_dir: Path) -> list[str]:
     return restored
 
 
+def _mode_of(path: Path) -> int:
+    """The permission bits a restored file keeps (its current ones, else 0644)."""
+    try:
+        return stat.S_IMODE(os.lstat(path).st_mode)
+    except OSError:
+        return 0o644
+
+
+def touched_paths(run_dir: Path) -> list[Path]:
+    """Every path a run's journal moved from, moved to or wrote (what an undo changes back)."""
+    paths: list[Path] = []
+    for entry in journal_entries(run_dir):
+        for key in ("src", "dst", "path"):
+            if entry.get("op") in ("move", "write") and isinstance(entry.get(key), str):
+                paths.append(Path(entry[key]))
+    return list(dict.fromkeys(paths))
+
+
+def journal_folder(run_dir: Path) -> Path | None:
+    """The memory folder a run's journal is about (None for a journal without one)."""
+    try:
+        return Path(os.fsdecode((run_dir / FOLDER).read_bytes()))
+    except OSError:
+        return None
+
+
 def _reverse(step: _Step, run_dir: Path) -> list[str]:
     entry = step.entry
     if step.action == "unmove":
@@ -291,7 +346,10 @@ def _reverse(step: _Step, run_dir: Path) -> list[str]:
         return [entry["src"]]
     if step.action == "restore":
         path = Path(entry["path"])
-        atomic_write(path, Path(entry["backup"]).read_bytes())
+        atomic_write(path, Path(entry["backup"]).read_bytes(), mode=_mode_of(path))
+        mtime = entry.get("old_mtime_ns")
+        if isinstance(mtime, int):  # seed 004 compares MEMORY.md's mtime: put it back too
+            os.utime(path, ns=(mtime, mtime), follow_symlinks=False)
         return [str(path)]
     if step.action == "remove-created":
         path = Path(entry["path"])

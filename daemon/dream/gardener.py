@@ -1,31 +1,28 @@
-"""One dream run: find the folders, decide per folder (pure), then execute or propose.
+"""One dream run: find the folders, dream each as its own unit of work, report.
 
 Order per folder (seed 000): inventory → references → staleness with prune
 guards and the consult gate → duplicates → contradictions → execute (trash
 moves, ``.MEMORY.md.prev``, index rebuild with budget and archive) → report.
 ``dream.plan`` decides without touching the disk; ``dream.apply`` is the only
-step that changes a folder, through the journaling ``Executor``.
+step that changes a folder, through the journaling ``Executor``;
+``dream.folderrun`` runs one folder's phases, ``dream.applypending`` applies
+stored proposals (seed 004).
 
-A folder's dream is a short list of phases (``_dream_folder``): read it,
-judge its collected items (the validate gate), plan, then either propose (a
-dry run) or — past the git gate — execute the gate, the plan, and check the
-two-file invariant from disk.
+Repositories are paired with folders only when they are one: the file-system
+root, the home directory, or anything that is not a directory is never
+scanned as a repository (issue 15, item 3).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
 from dreamd.agentdirs import claude_dir
-from dreamd.dream import gitmode, trajectories
-from dreamd.dream.apply import apply_pending, apply_plan, executor_for, with_changes
-from dreamd.dream.discovery import FolderTarget, discover_folders
-from dreamd.dream.folder import checks, promotion
-from dreamd.dream.folder.invariant import invariant_from_disk
-from dreamd.dream.folder.inventory import load_folder
+from dreamd.dream.applypending import apply_pending
+from dreamd.dream.discovery import FolderTarget, discover_folders, is_repository
+from dreamd.dream.folder import promotion
 from dreamd.dream.folder.repoview import RepoView
 from dreamd.dream.folder.staleness import (
     CONSULT_DAYS,
@@ -33,15 +30,13 @@ from dreamd.dream.folder.staleness import (
     memory_paths_in,
     parse_consult_log,
 )
-from dreamd.dream.gates import folder as gate
-from dreamd.dream.model import DreamRequest, MemoryFolder
-from dreamd.dream.pending import write_pending
-from dreamd.dream.plan import FolderPlan, plan_folder
-from dreamd.dream.report import FolderReport, RunReport
+from dreamd.dream.folderrun import FolderRun, dream_folder
+from dreamd.dream.model import DreamRequest
+from dreamd.dream.report import RunReport
 from dreamd.logs import get_logger
 from dreamd.stores.claude_folder import located_folders
 
-__all__ = ["consult_evidence", "default_budget", "run_dream"]
+__all__ = ["consult_evidence", "default_budget", "run_dream", "undo_line"]
 
 log = get_logger("dreamd.dream")
 
@@ -70,19 +65,6 @@ def consult_evidence(
     return consulted_terms(entries, now), frozenset(read)
 
 
-@dataclass(frozen=True, slots=True)
-class _Run:
-    """What every folder of one run shares: the request, the evidence, where state lives."""
-
-    request: DreamRequest
-    views: Mapping[Path, RepoView]
-    terms: frozenset[str]
-    read_paths: frozenset[Path]
-    state_dir: Path
-    env: Mapping[str, str]
-    home: Path
-
-
 def run_dream(
     request: DreamRequest,
     *,
@@ -91,7 +73,11 @@ def run_dream(
     state_dir: Path,
     sessions: Sequence[tuple[str, str | None, float | None]],
 ) -> RunReport:
-    """Dream over every folder; ``sessions`` are (transcript path, project, activity) triples."""
+    """Dream over every folder; ``sessions`` are (transcript path, project, activity) triples.
+
+    Each folder is its own unit of work (``folderrun.dream_folder``): a folder
+    that fails is reported and the others are dreamed all the same.
+    """
     if request.mode == "apply-pending":
         return apply_pending(request, state_dir)
     claude = claude_dir(env, home)
@@ -101,17 +87,34 @@ def run_dream(
     repos = {t.repo for t in targets if t.repo is not None}
     transcripts = (Path(p) for p, _, _ in sessions)
     terms, read_paths = consult_evidence(repos, claude, transcripts, request.now)
-    views = {repo: RepoView.scan(repo) for repo in repos if repo.is_dir()}
-    run = _Run(request, views, terms, read_paths, state_dir, env, home)
-    dreamed = [_dream_folder(target, run) for target in targets]
-    reports = [report for report, _ in dreamed]
-    changed = any(did for _, did in dreamed)
-    candidates = promotion.candidates(claude, reports)
-    mode = request.mode if changed or request.mode == "dry-run" else "no-op"
-    messages = list(_housekeeping(home, targets))
+    views = {repo: view for repo in repos if (view := _scanned(repo)) is not None}
+    run = FolderRun(request, views, terms, read_paths, state_dir, env, home)
+    reports = [dream_folder(target, run) for target in targets]
+    changed = any(report.changed for report in reports)
+    declined = promotion.declined_promotions(t.path for t in targets)
+    candidates = promotion.candidates(claude, reports, declined=declined)
+    held = any(report.pending for report in reports)
+    mode = request.mode if changed or held or request.mode == "dry-run" else "no-op"
+    messages = list(_housekeeping(home, targets, state_dir, request))
     if mode == "no-op":
         messages.insert(0, "Nothing to change: every memory folder is already consolidated.")
+    if changed and not request.scheduled:
+        messages.append(undo_line(request.run_id))
     return RunReport(request.run_id, mode, tuple(reports), tuple(candidates), tuple(messages))
+
+
+def _scanned(repo: Path) -> RepoView | None:
+    """A repository's view; one that cannot be scanned leaves its references unverifiable."""
+    try:
+        return RepoView.scan(repo)
+    except Exception:  # a repository that cannot be read must not stop the run (issue 15)
+        log.exception("dream.repo.unreadable", repo=str(repo))
+        return None
+
+
+def undo_line(run_id: str) -> str:
+    """The last line of a hand-started run that changed something (issue 12, item 9)."""
+    return f"Undo this run: dreamd undo {run_id}"
 
 
 def _targets(
@@ -121,24 +124,28 @@ def _targets(
     env: Mapping[str, str],
     home: Path,
 ) -> list[FolderTarget]:
-    """The memory folders to dream over, each paired with its repository."""
-    projects = {p for _, p, _ in sessions if p and Path(p).is_dir()}
+    """The memory folders to dream over, each paired with its repository (or none)."""
+    projects = {p for _, p, _ in sessions if p and is_repository(Path(p), home)}
     by_folder: dict[Path, list[str]] = {}
     for path, project, _ in sessions:
         if project:
             by_folder.setdefault(Path(path).parent, []).append(project)
     known = {project: Path(path).parent for path, project, _ in sessions if project}
     located = located_folders(sorted(projects), claude=claude, env=env, home=home, known=known)
-    return discover_folders(
+    found = discover_folders(
         claude, projects, by_folder, request.extra_roots, request.only, located=located
     )
+    return [
+        t if t.repo is None or is_repository(t.repo, home) else FolderTarget(t.path, None)
+        for t in found
+    ]
 
 
-def _housekeeping(home: Path, targets: Sequence[FolderTarget]) -> Iterable[str]:
+def _housekeeping(
+    home: Path, targets: Sequence[FolderTarget], state_dir: Path, request: DreamRequest
+) -> Iterable[str]:
     """Seed 000 STEPs 7 and 8: hints only, nothing is removed."""
-    hint = promotion.plugin_hint()
-    if hint:
-        yield hint
+    yield promotion.plugin_hint(state_dir, request.now)
     stale = promotion.stale_projects(home / ".claude.json")
     if isinstance(stale, str):
         yield stale
@@ -147,141 +154,6 @@ def _housekeeping(home: Path, targets: Sequence[FolderTarget]) -> Iterable[str]:
     for target in targets:
         if target.repo is not None and not target.repo.exists():
             yield f"{target.path}: its project {target.repo} no longer exists (preview only)"
-
-
-@dataclass(frozen=True, slots=True)
-class _Planner:
-    """Plans one folder as it is on disk now (again after the gate changed it)."""
-
-    target: FolderTarget
-    run: _Run
-    databases: Sequence[Path]
-
-    @property
-    def view(self) -> RepoView | None:
-        return self.run.views.get(self.target.repo) if self.target.repo else None
-
-    def plan(self, folder: MemoryFolder) -> FolderPlan:
-        repo, request = self.target.repo, self.run.request
-        manifests = checks.read_manifests(repo) if repo and repo.is_dir() else {}
-        # Seed 003: the trajectory databases beside the memory root, read-only.
-        evidence = (
-            trajectories.gather(
-                self.databases, folder.index_text or "", now=request.now, project=repo
-            )
-            if self.databases
-            else None
-        )
-        return plan_folder(
-            folder,
-            self.view,
-            now=request.now,
-            budget=request.budget,
-            terms=self.run.terms,
-            read_paths=self.run.read_paths,
-            manifests=manifests,
-            evidence=evidence,
-        )
-
-
-def _dream_folder(target: FolderTarget, run: _Run) -> tuple[FolderReport, bool]:
-    """One folder's dream; returns its report and whether it changed the folder."""
-    request = run.request
-    planner = _Planner(target, run, trajectories.locate(target.path, run.env, run.home))
-    folder = load_folder(target.path, target.repo)
-    # Seed 002 hand-off: collected items wait in .inbox/ for the validate gate.
-    inbox = gate.load_inbox(target.path)
-    verdicts = gate.gate_decisions(inbox, folder.files, view=planner.view, now=request.now)
-    plan = planner.plan(folder)
-    base = _folder_report(target, plan)
-    if request.mode == "dry-run":
-        _propose(plan, folder, target, run)
-        would = (f"would {d.line()}" for d in verdicts)
-        return with_changes(base, findings=(*base.findings, *would)), False
-    git_root = gitmode.is_work_tree(target.path)
-    if git_root is None and not plan.changes and not verdicts:
-        return base, False
-    refusal = _git_refusal(git_root, target.path)
-    if refusal is not None:
-        return with_changes(base, refused=refusal), False
-    return _execute(target, run, planner, plan, verdicts, git_root)
-
-
-def _git_refusal(git_root: Path | None, folder: Path) -> str | None:
-    """Seed 001: a git-managed memory root is changed only from a clean work tree."""
-    if git_root is None:
-        return None
-    clean, dirty = gitmode.status_clean(git_root, within=folder)
-    return None if clean else f"git work tree {git_root} is not clean: {', '.join(dirty[:5])}"
-
-
-def _execute(
-    target: FolderTarget,
-    run: _Run,
-    planner: _Planner,
-    plan: FolderPlan,
-    verdicts: Sequence[gate.GateDecision],
-    git_root: Path | None,
-) -> tuple[FolderReport, bool]:
-    """The gate's decisions, then the plan (made again if the gate changed the folder), then
-    the invariant checked from disk."""
-    executor = executor_for(target.path, run.state_dir, run.request.run_id, run.request.now)
-    gate_lines: list[str] = []
-    gate_commits: list[str] = []
-    if verdicts:
-        gate_lines = gate.apply_gate(target.path, verdicts, executor)
-        if git_root is not None:
-            sha = gitmode.commit(git_root, [target.path], "dream: validate collected memories")
-            gate_commits = [sha] if sha else []
-        plan = planner.plan(load_folder(target.path, target.repo))
-    base = _folder_report(target, plan)
-    commits, notes = apply_plan(plan, executor, git_root)
-    log.info("dream.folder.applied", folder=str(target.path), trashed=len(plan.trash))
-    did = bool(commits) or bool(gate_commits) or plan.changes or bool(verdicts)
-    report = with_changes(
-        base, commits=(*gate_commits, *commits), findings=(*gate_lines, *base.findings, *notes)
-    )
-    return _checked_from_disk(report, target.path), did
-
-
-def _checked_from_disk(report: FolderReport, folder: Path) -> FolderReport:
-    """Seed 000 STEP 5.5: re-check the invariant from disk, fail loudly (the old index is
-    ``.MEMORY.md.prev``)."""
-    invariant = invariant_from_disk(folder)
-    if invariant.ok:
-        return report
-    problems = "; ".join(invariant.problems[:5])
-    log.error("dream.invariant_failed", folder=str(folder), problems=problems)
-    return with_changes(report, refused=f"index invariant does not hold after writing: {problems}")
-
-
-def _folder_report(target: FolderTarget, plan: FolderPlan) -> FolderReport:
-    return FolderReport(
-        path=str(target.path),
-        repo=str(target.repo) if target.repo else None,
-        files=plan.decisions,
-        index=plan.index,
-        findings=plan.findings,
-    )
-
-
-def _propose(plan: FolderPlan, folder: MemoryFolder, target: FolderTarget, run: _Run) -> None:
-    """Seed 004 --dry-run: the pending proposal, only when the plan would change something."""
-    if plan.changes and plan.new_index is not None:
-        trash = [(m.name, m.sha256, _reason(plan, m.name)) for m in plan.trash]
-        write_pending(
-            run.state_dir,
-            target.path,
-            new_index=plan.new_index,
-            old_index=folder.index_text,
-            trash=trash,
-            run_id=run.request.run_id,
-            now=run.request.now,
-        )
-
-
-def _reason(plan: FolderPlan, name: str) -> str:
-    return next(d.reason for d in plan.decisions if d.file == name)
 
 
 def default_budget(env: Mapping[str, str], configured: int) -> int:

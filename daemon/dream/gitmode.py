@@ -18,18 +18,19 @@ never through a shell. Rules:
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
 import subprocess
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Literal
 
 from dreamd.dream.folder.checks import Finding
 from dreamd.dream.folder.dates import RelativeDate, relative_date_mentions
+from dreamd.dream.folder.layers import READ_ONLY_LAYERS, is_read_only
+from dreamd.dream.model import GitFacts
 from dreamd.errors import DreamdError, Refused
 
 __all__ = [
@@ -42,16 +43,17 @@ __all__ = [
     "absolutize_relative_dates",
     "changed_paths",
     "commit",
+    "folder_facts",
     "head",
+    "is_inside",
     "is_read_only",
     "is_work_tree",
+    "last_commit_times",
     "line_dates",
     "read_only_changes",
     "status_clean",
 ]
 
-#: Seed 001 Phase 0 step 3: layers a dream never modifies (the world's rules).
-READ_ONLY_LAYERS = ("AGENTS.md", "CLAUDE.md")
 #: Identity for commits in a repository that has none configured.
 FALLBACK_NAME = "dreamd"
 FALLBACK_EMAIL = "dreamd@localhost"
@@ -148,21 +150,6 @@ def head(root: Path) -> str | None:
 # --------------------------------------------------------------------------- read-only layers
 
 
-def is_read_only(relative: str, extra: Iterable[str] = ()) -> bool:
-    """Seed 001 Phase 0 step 3: whether a root-relative path is a read-only layer.
-
-    A pattern without ``/`` matches a file name anywhere (``CLAUDE.md``); one
-    with ``/`` matches the whole relative path (``notes/policy/*.md``). Case is
-    ignored, so ``claude.md`` is protected too.
-    """
-    path = PurePosixPath(relative.replace(os.sep, "/"))
-    for pattern in (*READ_ONLY_LAYERS, *extra):
-        subject = str(path) if "/" in pattern else path.name
-        if fnmatch.fnmatchcase(subject.casefold(), pattern.casefold()):
-            return True
-    return False
-
-
 def changed_paths(root: Path, since: str) -> list[str]:
     """``git diff --name-only <since>..HEAD``: every path the run's commits touched."""
     done = _git(root, "diff", "--name-only", "-z", "--no-renames", since, "HEAD", "--")
@@ -173,6 +160,44 @@ def read_only_changes(root: Path, since: str, extra: Iterable[str] = ()) -> list
     """Seed 001 checklist: read-only layers changed since ``since`` (must be empty)."""
     extra = tuple(extra)
     return [name for name in changed_paths(root, since) if is_read_only(name, extra)]
+
+
+def last_commit_times(root: Path, folder: Path) -> dict[str, float]:
+    """Seed 001 Phase 2: each file directly in ``folder`` → the time of its last commit.
+
+    One ``git log --name-only`` pass over the folder, newest commit first, so the
+    first time a name is seen is its last commit. Files never committed are absent.
+    """
+    relative = _relative(root, folder)
+    spec = f":(literal){relative}" if relative != "." else "."
+    done = _git(
+        root, "-c", "core.quotePath=false", "log", "--format=%x01%ct", "--name-only",
+        "--no-renames", "--", spec, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        return {}
+    prefix = "" if relative == "." else relative + "/"
+    times: dict[str, float] = {}
+    when = 0.0
+    for line in _text(done.stdout).splitlines():
+        if line.startswith("\x01"):
+            when = float(line[1:] or 0)
+        elif line.startswith(prefix) and "/" not in line[len(prefix) :]:
+            times.setdefault(line[len(prefix) :], when)
+    return times
+
+
+def folder_facts(root: Path, folder: Path, dated: Iterable[str] = ()) -> GitFacts:
+    """What git says about a memory folder (seed 001): HEAD, cleanliness, commit times, and
+    the line dates of the ``dated`` files (those holding relative dates)."""
+    _clean, dirty = status_clean(root, within=folder)
+    return GitFacts(
+        root=root,
+        head=head(root),
+        committed=last_commit_times(root, folder),
+        line_dates={name: line_dates(root, folder / name) for name in dated},
+        dirty=tuple(dirty),
+    )
 
 
 # --------------------------------------------------------------------------- dates
@@ -285,6 +310,15 @@ def _relative(root: Path, path: Path) -> str:
     except ValueError as error:
         raise GitError(f"{path} is outside the git work tree {root}") from error
     return relative.as_posix() if str(relative) != "." else "."
+
+
+def is_inside(root: Path, path: Path) -> bool:
+    """Whether ``path`` lies in the work tree ``root`` (it need not exist)."""
+    try:
+        _relative(root, path)
+    except GitError:
+        return False
+    return True
 
 
 def _identity(root: Path) -> list[str]:

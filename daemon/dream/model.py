@@ -9,8 +9,9 @@ dream takes on it is ``keep``, ``flag`` (kept, reported for review) or
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -20,6 +21,7 @@ __all__ = [
     "Classification",
     "Decision",
     "DreamRequest",
+    "GitFacts",
     "MemoryFile",
     "MemoryFolder",
     "MemoryType",
@@ -54,6 +56,8 @@ class MemoryFile:
     mtime: datetime
     size: int
     sha256: str
+    body_line: int = 1  # the file line (1-based, from the top) the body starts on
+    raw: bytes = b""  # the file's bytes as read (rewrites keep every byte they do not change)
 
     @property
     def stem(self) -> str:
@@ -74,6 +78,7 @@ class MemoryFolder:
     files: tuple[MemoryFile, ...]
     index_text: str | None
     archive_text: str | None = None
+    excluded: tuple[tuple[str, str], ...] = ()  # (name, why): links, not memory files
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +116,22 @@ class Decision:
     unverifiable_refs: tuple[str, ...] = field(default=())
 
 
+@dataclass(frozen=True, slots=True)
+class GitFacts:
+    """What git says about a git-managed memory folder (seed 001), gathered at the I/O edge.
+
+    ``committed``: each file name's last commit time (seconds); ``line_dates``:
+    per file name, each line's commit day (``git blame``); ``dirty``: the
+    ``git status`` lines within the folder (empty: clean).
+    """
+
+    root: Path
+    head: str | None = None
+    committed: Mapping[str, float] = field(default_factory=dict)
+    line_dates: Mapping[str, Mapping[int, date]] = field(default_factory=dict)
+    dirty: tuple[str, ...] = ()
+
+
 Mode = Literal["apply", "dry-run", "apply-pending"]
 
 
@@ -124,3 +145,7 @@ class DreamRequest:
     only: tuple[Path, ...] = ()
     extra_roots: tuple[Path, ...] = ()
     run_id: str = field(default_factory=lambda: secrets.token_hex(6))
+    #: Started by the service's schedule, not by hand: nobody is there to ask (issue 12, 9).
+    scheduled: bool = False
+    #: Trash or archive moves a scheduled run may make in one folder without a review.
+    max_unattended_moves: int = 3

@@ -18,6 +18,7 @@ Pure given the repository view, the manifests and the trajectory evidence.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -25,12 +26,15 @@ from pathlib import Path
 from typing import Literal
 
 from dreamd.dream import gitmode, trajectories
+from dreamd.dream.dating import Rewrite, date_folder
 from dreamd.dream.folder import checks, index, similarity
+from dreamd.dream.folder.ages import ages_of
 from dreamd.dream.folder.pathrefs import scope
 from dreamd.dream.folder.refs import check_refs
 from dreamd.dream.folder.repoview import RepoView
 from dreamd.dream.folder.staleness import judge
-from dreamd.dream.model import Decision, MemoryFile, MemoryFolder
+from dreamd.dream.indexreport import index_summary
+from dreamd.dream.model import Decision, GitFacts, MemoryFile, MemoryFolder
 from dreamd.dream.report import IndexSummary
 
 __all__ = ["FolderPlan", "folder_title", "judge_files", "plan_folder", "supersede"]
@@ -51,12 +55,20 @@ class FolderPlan:
     findings: tuple[str, ...]
     budget: int = 17_408
     now: datetime | None = None
+    rewrites: tuple[Rewrite, ...] = ()  # topic files with relative dates made absolute
+    git: GitFacts | None = None
+
+    @property
+    def moves(self) -> int:
+        """Files moved to the trash plus index entries moved to the archive (issue 12, 9)."""
+        return len(self.trash) + len(self.index.changes.archived)
 
     @property
     def changes(self) -> bool:
         """Whether applying the plan would change the folder at all."""
         return (
             bool(self.trash)
+            or bool(self.rewrites)
             or (self.new_index is not None and self.new_index != self.folder.index_text)
             or (self.new_archive is not None and self.new_archive != self.folder.archive_text)
         )
@@ -72,20 +84,28 @@ def plan_folder(
     read_paths: frozenset[Path],
     manifests: Mapping[str, str] | None = None,
     evidence: trajectories.Evidence | None = None,
+    git: GitFacts | None = None,
 ) -> FolderPlan:
-    """Decide everything for one folder (the phases in the module docstring)."""
+    """Decide everything for one folder (the phases in the module docstring).
+
+    ``git``: what git says about a git-managed folder (seed 001): the newer of
+    two memories is the later committed, relative dates are made absolute.
+    """
     decisions = judge_files(folder, view, now=now, terms=terms, read_paths=read_paths)
-    decisions = supersede(folder, decisions)
+    decisions = supersede(folder, decisions, git.committed if git is not None else None)
     trash = tuple(m for m in folder.files if decisions[m.name].action == "trash")
     survivors = [m for m in folder.files if decisions[m.name].action != "trash"]
+    dating = date_folder(folder.index_text, survivors, git)
+    index_dates = [line for line in dating.findings if line.startswith("MEMORY.md:")]
     rebuilt = index.rebuild(
-        folder.index_text,
+        dating.index_text,
         folder.archive_text,
         survivors,
         folder_title=folder_title(folder.path),
         trashed=[m.name for m in trash],
         budget=budget,
         now=now,
+        foreign=[name for name, _ in folder.excluded],
     )
     verify = claim_verifier(view, evidence)
     new_index = mark_claims(rebuilt.new_index, verify)
@@ -97,16 +117,19 @@ def plan_folder(
     findings = plan_findings(
         folder, new_index, rebuilt, decisions.values(), manifests or {}, confirmed
     )
+    findings = (*dating.findings, *findings)
     return FolderPlan(
         folder=folder,
         decisions=tuple(decisions[m.name] for m in folder.files),
         trash=trash,
         new_index=new_index,
         new_archive=rebuilt.new_archive,
-        index=index_summary(folder, rebuilt, new_index, budget),
+        index=index_summary(folder.index_text, rebuilt, new_index, budget, index_dates),
         findings=findings,
         budget=budget,
         now=now,
+        rewrites=dating.rewrites,
+        git=git,
     )
 
 
@@ -142,16 +165,28 @@ def judge_files(
     return decisions
 
 
-def supersede(folder: MemoryFolder, decisions: Mapping[str, Decision]) -> dict[str, Decision]:
+def supersede(
+    folder: MemoryFolder,
+    decisions: Mapping[str, Decision],
+    committed: Mapping[str, float] | None = None,
+) -> dict[str, Decision]:
     """Seed 000 STEPs 3-4: the older of each duplicate or contradicting pair goes to the trash
-    (memories already trashed as stale and read-only layers are not compared)."""
+    (memories already trashed as stale and read-only layers are not compared).
+
+    Newer is judged by ``ages`` (seed 001: the commit history when ``committed``
+    gives each file's last commit time). A pair whose newer file cannot be told,
+    and a pair whose overlap holds only against the smaller file, are flagged
+    and both kept (issue 12, item 4).
+    """
     decided = dict(decisions)
     remaining = [
         m
         for m in folder.files
         if decided[m.name].action != "trash" and not gitmode.is_read_only(m.name)
     ]
-    found = similarity.find_similar(remaining)
+    found = similarity.find_similar(
+        remaining, ages=ages_of({m.name: m for m in remaining}, committed)
+    )
     for verb, pairs in (
         ("duplicate of", found.duplicates),
         ("contradicted by", found.contradictions),
@@ -161,7 +196,25 @@ def supersede(folder: MemoryFolder, decisions: Mapping[str, Decision]) -> dict[s
             decided[pair.older.name] = _superseded(
                 decided[pair.older.name], verb, survivor, pair.ratio
             )
+    for pair in found.undecided:
+        why = f"possible {pair.kind} of {{}}: which one is newer cannot be told; both kept"
+        for one, other in ((pair.older, pair.newer), (pair.newer, pair.older)):
+            decided[one.name] = _flagged(decided[one.name], other.name, why.format(other.name))
+    for pair in found.one_way:
+        why = (
+            f"possible duplicate of {pair.newer.name}: overlap {pair.ratio:.2f} of the smaller "
+            "file only, the larger says much more; kept"
+        )
+        decided[pair.older.name] = _flagged(decided[pair.older.name], pair.newer.name, why)
     return decided
+
+
+def _flagged(decision: Decision, other: str, why: str) -> Decision:
+    """A kept decision flagged for review (a trashed one stays trashed)."""
+    if decision.action == "trash":
+        return decision
+    kept = f"{decision.kept_reason}; {why}" if decision.kept_reason else why
+    return dataclasses.replace(decision, action="flag", of=other, kept_reason=kept)
 
 
 def claim_verifier(view: RepoView | None, evidence: trajectories.Evidence | None) -> Verify | None:
@@ -181,21 +234,6 @@ def mark_claims(new_index: str, verify: Verify | None) -> str:
     return new_index
 
 
-def index_summary(
-    folder: MemoryFolder, rebuilt: index.Rebuilt, new_index: str, budget: int
-) -> IndexSummary:
-    """The report's view of the rebuilt index."""
-    return IndexSummary(
-        bytes=len(new_index.encode()),
-        budget=budget,
-        entries=rebuilt.report.entries,
-        archived=rebuilt.report.archived,
-        invariant_ok=rebuilt.report.invariant_ok,
-        rebuilt=new_index != folder.index_text,
-        warnings=tuple(rebuilt.report.warnings),
-    )
-
-
 def plan_findings(
     folder: MemoryFolder,
     new_index: str,
@@ -210,6 +248,7 @@ def plan_findings(
         for ref in rebuilt.report.wikilinks_to_trashed
     )
     return (
+        *(f"{name}: {why}" for name, why in folder.excluded),
         *_findings(folder, new_index, manifests),
         *trajectory_findings,
         *dead,
@@ -279,18 +318,22 @@ def _empty_or_current(folder: MemoryFolder, decisions: Iterable[Decision]) -> It
         yield f"All {len(chosen)} memories are current, nothing to prune"
 
 
+def file_line(memory: MemoryFile, body_line: int | None) -> int | None:
+    """A line of a memory's body as a line of its file, counted from the top (issue 12, 15)."""
+    return None if body_line is None else body_line + memory.body_line - 1
+
+
 def _findings(folder: MemoryFolder, new_index: str, manifests: Mapping[str, str]) -> Iterable[str]:
     """Seed 004 / 003 checks, reported and never auto-fixed."""
     over = checks.line_budget(new_index)
     if over is not None:
         yield over.message
     for memory in folder.files:
-        for finding in checks.relative_dates(memory.body):
-            yield f"{memory.name}:{finding.line}: {finding.message}"
-        for finding in checks.count_claims(memory.body):
-            yield f"{memory.name}:{finding.line}: {finding.message}"
-        for finding in checks.version_drift(memory.body, manifests):
-            yield f"{memory.name}:{finding.line}: {finding.message}"
+        for finding in (
+            *checks.count_claims(memory.body),
+            *checks.version_drift(memory.body, manifests),
+        ):
+            yield f"{memory.name}:{file_line(memory, finding.line)}: {finding.message}"
     if folder.index_text and checks.is_sectioned(folder.index_text):
         yield checks.health_line(folder.index_text)
         for finding in checks.entries_without_source(folder.index_text):

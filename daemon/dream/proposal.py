@@ -44,6 +44,7 @@ __all__ = [
     "applied_line",
     "apply_decision",
     "dry_run_line",
+    "looks_structural",
     "parse_proposal",
     "render_proposal",
 ]
@@ -181,6 +182,12 @@ def _unfenced(text: str) -> str:
         else:
             out.append(line)
     return "".join(out)
+
+
+def looks_structural(line: str) -> bool:
+    """Whether a line of shown file text would open a fence in a proposal (never allowed:
+    a second fence makes the proposal unsupported), so it must be escaped."""
+    return opening(line) is not None
 
 
 def _topic_section(change: TopicChange) -> str:
@@ -357,5 +364,6 @@ def dry_run_line(proposed_lines: int | None) -> str:
 
 def applied_line(proposal: Proposal, entries: int) -> str:
     """Seed 004 status line after a successful apply."""
-    removed = proposal.lines_before - proposal.lines_after
-    return f"dream applied: -{removed} lines, +{entries} consolidated entries"
+    change = proposal.lines_after - proposal.lines_before
+    lines = f"+{change}" if change > 0 else f"-{-change}"
+    return f"dream applied: {lines} lines, +{entries} consolidated entries"

@@ -15,7 +15,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from dreamd.dream.execute import undo_conflicts, undo_run
+from dreamd.dream import gitmode
+from dreamd.dream.execute import journal_folder, touched_paths, undo_conflicts, undo_run
 from dreamd.dream.gardener import run_dream
 from dreamd.dream.gates.registry import GateRun
 from dreamd.dream.model import DreamRequest
@@ -82,7 +83,21 @@ def undo_job(
     conflicts += store_undo_conflicts(stores, run_dir)
     if conflicts:
         raise Refused("cannot undo: " + "; ".join(conflicts))
-    restored = [path for folder in folders for path in undo_run(folder)]
+    restored = []
+    for folder in folders:
+        restored += undo_run(folder)
+        commit_undo(folder, run_id)
     restored += undo_stores(stores, run_dir)
     log.info("dream.undone", run_id=run_id, restored=len(restored))
     return restored
+
+
+def commit_undo(journal_dir: Path, run_id: str) -> str | None:
+    """Issue 12 item 16: in a git-managed folder the restoration is one commit, so the tree is
+    clean again and the next dream is not refused (only the paths the run touched)."""
+    folder = journal_folder(journal_dir)
+    root = gitmode.is_work_tree(folder) if folder is not None else None
+    if root is None:
+        return None
+    paths = [p for p in touched_paths(journal_dir) if gitmode.is_inside(root, p)]
+    return gitmode.commit(root, paths, f"dream: undo run {run_id}") if paths else None

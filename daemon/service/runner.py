@@ -299,7 +299,7 @@ class Service:
         )
 
     def _run_dream(self) -> None:
-        request = dream_request(self.settings, self.env, now=self.clock())
+        request = dream_request(self.settings, self.env, now=self.clock(), scheduled=True)
 
         def dream() -> None:
             outcome = run_dream(self.context, request)

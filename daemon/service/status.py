@@ -18,6 +18,7 @@ from dreamd.collect.cursordoc import import_cursor
 from dreamd.collect.cursorstate import selection_view
 from dreamd.config import Settings
 from dreamd.dream.pending import pending_files
+from dreamd.dream.reporttext import apply_command
 from dreamd.jobs import live_ids_from_env, selection_policy
 from dreamd.lock import PIPELINE, holder
 from dreamd.schedule import parse_schedule
@@ -50,6 +51,20 @@ def log_location(settings: Settings, env: Mapping[str, str]) -> dict[str, str]:
         path = Path(configured).expanduser()
         return {"location": str(path), "follow": f"tail -F {path} | jq"}
     return {"location": "stdout (the systemd journal under systemd)", "follow": FOLLOW_JOURNAL}
+
+
+def _proposals(data_dir: Path) -> list[dict[str, Any]]:
+    """Pending dream proposals: which folder waits for review, why, and the command to apply."""
+    return [
+        {
+            "folder": str(p.folder),
+            "proposal": str(p.path),
+            "reason": p.reason,
+            "moves": p.moves,
+            "apply": apply_command(str(p.folder)),
+        }
+        for p in pending_files(data_dir)
+    ]
 
 
 def status_document(
@@ -92,9 +107,7 @@ def status_document(
         for key, entry in sorted(cursor.sessions.items())
         if entry.intent is not None
     ]
-    proposals = [
-        {"folder": str(p.folder), "proposal": str(p.path)} for p in pending_files(settings.data_dir)
-    ]
+    proposals = _proposals(settings.data_dir)
     return {
         "machine": settings.machine,
         "service": {"running": service is not None, "pid": service.pid if service else None},
@@ -170,7 +183,8 @@ def status_text(document: Mapping[str, Any], now: datetime) -> str:
         lines.append(f"  {plan['session']} (plan {plan['plan_id']})")
     lines.append(f"pending dream proposals: {len(document['pending_proposals'])}")
     for proposal in document["pending_proposals"]:
-        lines.append(f"  {proposal['folder']}")
+        lines.append(f"  {proposal['folder']}: {proposal['reason']}; review {proposal['proposal']}")
+        lines.append(f"    then apply it: {proposal['apply']}")
     lock = document["lock"]
     lines.append(
         f"lock: {'held by ' + lock['job'] + ', pid ' + str(lock['pid']) if lock else 'free'}"

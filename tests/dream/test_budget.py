@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -29,7 +31,9 @@ from dreamd.dream.folder.hooks import (
 from dreamd.dream.folder.index import Rebuilt, rebuild
 from dreamd.dream.folder.indexfile import parse_index
 from dreamd.dream.folder.invariant import check_invariant, invariant_from_disk
+from dreamd.dream.folder.inventory import load_folder
 from dreamd.dream.model import MemoryFile
+from tests.conftest import SHARED_FIXTURES
 from tests.dream.factories import NOW, memory
 
 DAY = timedelta(days=1)
@@ -317,11 +321,42 @@ class TestDemotion:
 
 def test_trailer_text() -> None:
     """The trailer names the count and links the archive."""
-    assert trailer_text(1) == (
-        "> 1 memory file is archived in [MEMORY-ARCHIVE.md](MEMORY-ARCHIVE.md); "
+    assert trailer_text(3) == (
+        "> 3 memory files are archived in [MEMORY-ARCHIVE.md](MEMORY-ARCHIVE.md); "
         "open it to find them."
     )
-    assert trailer_text(3).startswith("> 3 memory files are archived in [MEMORY-ARCHIVE.md]")
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 17])
+def test_trailer_keeps_the_seed_form_for_any_count(count: int) -> None:
+    """``> N memory files`` also for one: the seed's budget tool reads that form (16a)."""
+    assert re.match(rf"^> {count} memory files\b", trailer_text(count))
+    assert parse_index(trailer_text(count) + "\n").lines[0].kind == "trailer"
+
+
+@pytest.mark.parametrize(
+    "stray",
+    [
+        "> 12 memory files archived, see MEMORY-ARCHIVE.md",
+        "> Older entries: [the archive](MEMORY-ARCHIVE.md)",
+        "> 1 memory file is archived in [MEMORY-ARCHIVE.md](MEMORY-ARCHIVE.md); open it.",
+    ],
+)
+def test_a_stray_second_trailer_is_folded_into_the_one(stray: str) -> None:
+    """A trailer line an earlier tool left is folded into the one trailer, never kept beside it."""
+    files = [memory("a.md"), memory("b.md")]
+    text = index_of(entry("a.md"), "", trailer_text(1), stray)
+    archive = "# Memory archive\n\n- [b](b.md) — archived\n"
+    result = rebuilt(text, files, DEFAULT_BUDGET_BYTES, archive=archive)
+    lines = result.new_index.splitlines()
+    assert stray not in lines
+    assert [line for line in lines if line.startswith(">")] == [trailer_text(1)]
+    assert result.report.invariant_ok
+
+
+def test_a_quote_naming_no_archive_is_not_a_trailer() -> None:
+    """``> 3 memory files are elsewhere`` names no archive: it stays the user's text."""
+    assert parse_index("> 3 memory files are elsewhere.\n").lines[0].kind == "text"
 
 
 def test_with_trailer_keeps_exactly_one() -> None:
@@ -570,3 +605,43 @@ class TestInvariant:
         """A folder with topic files and no MEMORY.md fails: nothing is indexed."""
         (tmp_path / "a.md").write_text("a")
         assert invariant_from_disk(tmp_path).not_indexed == ("a.md",)
+
+
+class TestLineLimit:
+    """Issue 12 item 7: Claude Code loads 200 lines; the index fits them, trailer included."""
+
+    def test_many_short_entries_move_until_200_lines_fit(self) -> None:
+        """250 short entries are far under the byte budget, yet 50 and more must move."""
+        files = [memory(f"feedback_{k:03d}.md", type="feedback") for k in range(250)]
+        text = index_of(*(f"- [F{k}](feedback_{k:03d}.md) — x" for k in range(250)))
+        assert len(text.encode()) < DEFAULT_BUDGET_BYTES
+        result = rebuilt(text, files, DEFAULT_BUDGET_BYTES)
+        lines = result.new_index.splitlines()
+        assert len(lines) <= 200
+        assert lines[-1] == trailer_text(result.report.archived)
+        assert result.report.budget_report.fits and result.report.invariant_ok
+        assert result.report.warnings == ()
+
+    def test_an_index_that_cannot_fit_200_lines_says_why(self) -> None:
+        """Prose alone over 200 lines: nothing can move it, the report says so."""
+        files = [memory("feedback_a.md", type="feedback")]
+        text = index_of(*(f"note line {k}" for k in range(230)), entry("feedback_a.md"))
+        result = rebuilt(text, files, DEFAULT_BUDGET_BYTES)
+        (warning,) = result.report.warnings
+        assert "over the 200 Claude Code loads" in warning
+        assert "cannot move" in warning
+        assert not result.report.budget_report.fits
+
+    @pytest.mark.fixtures
+    def test_the_real_over_limit_index_ends_within_200_lines(self) -> None:
+        """1000ssam's 249-line index: rebuilt within 200 lines, the trailer the last of them."""
+        source = SHARED_FIXTURES / "memory" / "1000ssam__claude-config__memory"
+        if not source.is_dir():
+            pytest.skip("shared memory fixtures not found")
+        folder = load_folder(source, None)
+        old = [replace(m, mtime=NOW - timedelta(days=90)) for m in folder.files]
+        result = rebuilt(folder.index_text, old, DEFAULT_BUDGET_BYTES)
+        lines = result.new_index.splitlines()
+        assert len(lines) <= 200
+        assert lines[-1].startswith("> ") and "MEMORY-ARCHIVE.md" in lines[-1]
+        assert result.report.invariant_ok

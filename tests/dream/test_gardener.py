@@ -7,6 +7,8 @@ import os
 from datetime import date
 from pathlib import Path
 
+import pytest
+
 from dreamd.dream.apply import apply_plan
 from dreamd.dream.discovery import discover_folders, repo_for_encoded
 from dreamd.dream.execute import CrashPoint, Executor
@@ -15,6 +17,7 @@ from dreamd.dream.folder.repoview import RepoView
 from dreamd.dream.gardener import run_dream
 from dreamd.dream.model import DreamRequest
 from dreamd.dream.plan import plan_folder
+from tests.conftest import SHARED_FIXTURES
 from tests.dream.factories import NOW
 from tests.dream.test_dream_cli import run, topic, tree, write
 
@@ -149,3 +152,66 @@ def test_no_op_run_says_so(isolated_home: Path, tmp_path: Path) -> None:
     assert "Nothing to change" in second.stdout
     assert tree(memory) == before
     assert os.environ.get("DREAMD_TEST_CRASH_AT") is None
+
+
+def test_finding_lines_count_from_the_top_of_the_file(tmp_path: Path) -> None:
+    """A relative date on file line 8 (body line 3) is reported at line 8 (issue 12, 15)."""
+    memory = tmp_path / "memory"
+    topic(memory / "project_log.md", "project", "log", "First line.\nWe shipped it yesterday.")
+    # the front matter takes lines 1-5; the body starts with the blank line 6
+    folder = load_folder(memory, None)
+    assert folder.files[0].body_line == 6
+    plan = plan_folder(
+        folder, None, now=NOW, budget=17408, terms=frozenset(), read_paths=frozenset()
+    )
+    assert any(f.startswith("project_log.md:8: relative date 'yesterday'") for f in plan.findings)
+
+
+def test_read_only_layers_are_never_linked_as_memories(tmp_path: Path) -> None:
+    """CLAUDE.md, AGENTS.md beside the memories are layers, not memories (issue 12, 11)."""
+    memory = tmp_path / "memory"
+    topic(memory / "project_a.md", "project", "a", "Alpha.")
+    write(memory / "CLAUDE.md", "# Rules of the world\n")
+    write(memory / "AGENTS.md", "# Agents\n")
+    write(memory / "MEMORY.md", "# M\n\n- [Rules](CLAUDE.md) -- always loaded\n")
+    folder = load_folder(memory, None)
+    assert [m.name for m in folder.files] == ["project_a.md"]
+    plan = plan_folder(
+        folder, None, now=NOW, budget=17408, terms=frozenset(), read_paths=frozenset()
+    )
+    assert plan.new_index is not None
+    assert "(AGENTS.md)" not in plan.new_index
+    assert "- [Rules](CLAUDE.md) -- always loaded" in plan.new_index  # the user's line, kept
+    assert plan.index.invariant_ok
+
+
+def test_undecided_and_one_way_duplicates_are_flagged_not_trashed(tmp_path: Path) -> None:
+    """Same mtime and no date: both kept, flagged; overlap of the smaller only: flagged (4)."""
+    memory = tmp_path / "memory"
+    body = "deploy pipeline staging database migration rollback checklist production release"
+    topic(memory / "project_deploy_checklist.md", "project", "deploy checklist", body)
+    topic(memory / "project_deploy_checklist_v2.md", "project", "deploy checklist", body)
+    plan = plan_folder(
+        load_folder(memory, None), None, now=NOW, budget=17408, terms=frozenset(),
+        read_paths=frozenset(),
+    )  # fmt: skip
+    decided = {d.file: d for d in plan.decisions}
+    assert plan.trash == ()
+    for name in ("project_deploy_checklist.md", "project_deploy_checklist_v2.md"):
+        assert decided[name].action == "flag"
+        assert "which one is newer cannot be told" in str(decided[name].kept_reason)
+
+
+def test_the_real_round_two_design_note_is_kept(tmp_path: Path) -> None:
+    """The 25 KB round-2 brainstorm is no duplicate of the 2.8 KB round-1 note (item 4)."""
+    source = SHARED_FIXTURES / "memory" / "BobG1983__breaker__agent-memory-guard-game-design"
+    if not source.is_dir():
+        pytest.skip("shared memory fixtures not found")
+    plan = plan_folder(
+        load_folder(source, None), None, now=NOW, budget=17408, terms=frozenset(),
+        read_paths=frozenset(),
+    )  # fmt: skip
+    decided = {d.file: d for d in plan.decisions}
+    assert plan.trash == ()
+    r2 = decided["evaluation-protocol-brainstorm-r2.md"]
+    assert r2.action == "flag" and "of the smaller file only" in str(r2.kept_reason)

@@ -167,8 +167,8 @@ class TestGate:
 
 class TestReadOnlyLayers:
     def test_default_layers(self) -> None:
-        """AGENTS.md and CLAUDE.md are read-only wherever they are, in any case."""
-        assert READ_ONLY_LAYERS == ("AGENTS.md", "CLAUDE.md")
+        """AGENTS.md, CLAUDE.md and GEMINI.md are read-only wherever they are, in any case."""
+        assert READ_ONLY_LAYERS == ("AGENTS.md", "CLAUDE.md", "GEMINI.md")
         assert is_read_only("AGENTS.md")
         assert is_read_only("projects/x/CLAUDE.md")
         assert is_read_only("claude.md")

@@ -383,6 +383,12 @@ class TestPlainList:
             "# reviewer-performance Memory\n\n- [A](a.md) — one\n- [B](b.md) — two\n"
         )
 
+    def test_a_healthy_list_is_not_re_sorted_for_its_own_sake(self) -> None:
+        """Seed 004: nothing to repair, nothing to add: the user's order stays, byte for byte."""
+        text = "# Memory\n\n- [Z](zeta.md) — z\n- [A](alpha.md) — a\n"
+        result = rebuilt(text, [memory("zeta.md"), memory("alpha.md")])
+        assert result.new_index == text
+
     def test_plain_list_without_title_gets_the_seed_title(self) -> None:
         """Entries with no title get ``# <folder> Memory`` above them."""
         result = rebuilt("- [A](a.md) — x\n", [memory("a.md")], title="proj")
@@ -652,13 +658,13 @@ class TestRealPitfalls:
         )
         assert lines_of(result.new_index)[0] == "# Memory"
 
-    def test_flat_subagent_index_is_sorted_without_losing_a_line(self) -> None:
-        """The flat 37-link index keeps its lines, in file-name order."""
+    def test_flat_subagent_index_is_healthy_and_left_in_its_order(self) -> None:
+        """The flat 37-link index is healthy: not re-sorted for its own sake (seed 004)."""
         folder = _real("BobG1983__breaker__agent-memory-reviewer-performance")
         text, _, result = rebuild_folder(folder)
-        assert sorted(lines_of(result.new_index)) == sorted(lines_of(text))
+        assert result.new_index == text
         files = [e.file for e in parse_index(result.new_index).entries]
-        assert files == sorted(files, key=str.casefold)
+        assert files != sorted(files, key=str.casefold)  # the user's order, kept
 
     @pytest.mark.parametrize(
         "name",

@@ -340,14 +340,25 @@ class TestLoadFolder:
         assert memory.mtime == datetime.fromtimestamp(1_700_000_000, tz=UTC)
         assert memory.path == path
 
-    def test_symlinked_topic_file_is_read(self, tmp_path: Path) -> None:
-        """A topic file that is a symlink to a file is a topic file."""
+    def test_links_are_not_memory_files(self, tmp_path: Path) -> None:
+        """A symlink (to a file elsewhere, dangling, to itself) or a hard link is left alone,
+        never read: its bytes are not the folder's own (issue 15, item 6)."""
         target = write(tmp_path / "elsewhere", "real.md", TOPIC.format(name="real"))
         folder_path = tmp_path / "memory"
         folder_path.mkdir()
         (folder_path / "linked.md").symlink_to(target)
         (folder_path / "dangling.md").symlink_to(tmp_path / "missing.md")
-        assert [m.name for m in load_folder(folder_path, None).files] == ["linked.md"]
+        (folder_path / "loop.md").symlink_to("loop.md")
+        os.link(target, folder_path / "hard.md")
+        write(folder_path, "own.md", TOPIC.format(name="own"))
+        folder = load_folder(folder_path, None)
+        assert [m.name for m in folder.files] == ["own.md"]
+        assert {name: why.split(":")[0] for name, why in folder.excluded} == {
+            "dangling.md": "a symbolic link",
+            "hard.md": "a hard link (2 names share its bytes)",
+            "linked.md": "a symbolic link",
+            "loop.md": "a symbolic link",
+        }
 
     def test_read_only_folder(self, tmp_path: Path) -> None:
         """Loading needs no write access and changes nothing in the folder."""

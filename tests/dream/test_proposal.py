@@ -243,6 +243,14 @@ class TestStatusLines:
         assert dry_run_line(120) == "pending dream written: 120 lines proposed"
         assert dry_run_line(None) == "no consolidation needed (MEMORY.md is healthy)"
 
+    def test_applied_line_for_an_index_that_grew(self) -> None:
+        """An index that grew says ``+N lines``, never ``--N lines``."""
+        grown = render_proposal(
+            INDEX, (), generated_at=MADE, source_session="s", lines_before=3, lines_after=18
+        )
+        line = applied_line(proposal_of(grown), 16)
+        assert line == "dream applied: +15 lines, +16 consolidated entries"
+
     def test_applied_line(self) -> None:
         """After applying: lines removed and entries consolidated."""
         assert applied_line(proposal_of(render()), 4) == (

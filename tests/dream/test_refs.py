@@ -15,6 +15,7 @@ from dreamd.dream.folder.inventory import load_folder
 from dreamd.dream.folder.pathrefs import extract_file_refs, scope
 from dreamd.dream.folder.refs import check_refs, memory_text
 from dreamd.dream.folder.repoview import RepoView
+from dreamd.dream.folder.staleness import classify
 from dreamd.dream.folder.symbolrefs import extract_symbol_refs
 from tests.conftest import SHARED_FIXTURES
 from tests.dream.factories import memory
@@ -423,11 +424,27 @@ class TestRepoViewScanGit:
         write(tmp_path, "secret/key.py", "SecretSymbol = 1")
         write(tmp_path, "src/out.gen.ts", "GeneratedSymbol = 1")
         scanned = RepoView.scan(tmp_path)
-        assert scanned.files == {".gitignore", "src/kept.py", "src/new.py"}
+        assert scanned.files == {".gitignore", "src/kept.py", "src/new.py", "src/out.gen.ts"}
         assert scanned.has_symbol("KeptSymbol") and scanned.has_symbol("NewSymbol")
         assert not scanned.has_symbol("DeletedSymbol")
-        assert not scanned.has_symbol("SecretSymbol")
-        assert scanned.top_level_dirs == {"src"}
+        assert not scanned.has_symbol("SecretSymbol")  # ignored files are not searched
+        assert scanned.top_level_dirs == {"src", "secret"}
+
+    def test_ignored_files_exist(self, tmp_path: Path) -> None:
+        """A file git ignores is on disk: its memory is not stale (issue 12, item 5)."""
+        git(tmp_path, "init", "-q")
+        write(tmp_path, ".gitignore", "config/local.json\nsecret/\n")
+        write(tmp_path, "src/app.py", "x = 1")
+        write(tmp_path, "config/local.json", "{}")
+        write(tmp_path, "secret/deep/key.py", "k = 1")
+        scanned = RepoView.scan(tmp_path)
+        assert scanned.has_file("config/local.json") and scanned.has_file("local.json")
+        assert scanned.has_file("secret/deep/key.py")  # inside an ignored folder: on disk
+        assert not scanned.has_file("secret/deep/gone.py")
+        body = "Settings come from `config/local.json`; keys from `secret/deep/key.py`."
+        check = check_refs(memory(body=body), scanned)
+        assert check.present == ("config/local.json", "secret/deep/key.py")
+        assert check.missing == ()
 
     def test_unicode_file_names(self, tmp_path: Path) -> None:
         """Non-ASCII file names come through git unquoted."""
@@ -564,3 +581,54 @@ class TestRealFolders:
             for text in files.values():
                 check = check_refs(memory(body=text), None)
                 assert check.verifiable == 0
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+class TestSymbolScope:
+    """Issue 12 item 3: symbols need scope like paths."""
+
+    @pytest.fixture
+    def repo(self, tmp_path: Path) -> RepoView:
+        """A repository whose history once held ``removed_helper`` (deleted since)."""
+        git(tmp_path, "init", "-q")
+        write(tmp_path, "src/loader.py", "def load_config():\n    return removed_helper()\n")
+        git(tmp_path, "add", ".")
+        git(tmp_path, "commit", "-q", "-m", "one")
+        write(tmp_path, "src/loader.py", "def load_config():\n    return {}\n")
+        git(tmp_path, "commit", "-q", "-am", "two")
+        return RepoView.scan(tmp_path)
+
+    def test_a_name_the_repository_never_held_is_unverifiable(self, repo: RepoView) -> None:
+        """A framework's method (``addLastTurnBanner``) is not this repository's to miss."""
+        check = check_refs(memory(body="The SDK's `addLastTurnBanner()` renders it."), repo)
+        assert check.symbols_missing == ()
+        assert check.unverifiable == ("addLastTurnBanner",)
+        assert classify(check) == "EVERGREEN"
+
+    def test_a_name_the_history_held_is_missing(self, repo: RepoView) -> None:
+        """``git log -S`` finds the commit that removed it: the memory's symbol is gone."""
+        check = check_refs(memory(body="We call `removed_helper()` for defaults."), repo)
+        assert check.symbols_missing == ("removed_helper",)
+        assert classify(check) == "FULLY_STALE"
+
+    def test_a_name_tied_to_a_repository_path_is_verifiable(self, repo: RepoView) -> None:
+        """Named beside a path of this repository, a never-seen name is missing."""
+        body = "`src/gone.py` defined `invented_fn()` for this."
+        check = check_refs(memory(body=body), repo)
+        assert check.missing == ("src/gone.py",)
+        assert check.symbols_missing == ("invented_fn",)
+
+    def test_a_name_qualified_by_a_module_of_the_repository_is_verifiable(
+        self, repo: RepoView
+    ) -> None:
+        """``loader.invented_fn`` names a module of this repository: verifiable."""
+        check = check_refs(memory(body="Use `loader.invented_fn()` to reload."), repo)
+        assert check.symbols_missing == ("invented_fn",)
+        other = check_refs(memory(body="Use `react.invented_fn()` to reload."), repo)
+        assert other.symbols_missing == () and "invented_fn" in other.unverifiable
+
+    def test_without_history_a_bare_name_is_unverifiable(self, tmp_path: Path) -> None:
+        """No git history to ask: an untied absent name cannot be judged missing."""
+        write(tmp_path, "src/app.py", "x = 1\n")
+        check = check_refs(memory(body="Call `spawn_bolt()`."), RepoView.scan(tmp_path))
+        assert check.symbols_missing == () and check.unverifiable == ("spawn_bolt",)

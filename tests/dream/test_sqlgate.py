@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 from dreamd.dream.folder.repoview import RepoView
+from dreamd.dream.gates import rules
 from dreamd.dream.gates.sql import SqlVerdict
 from dreamd.dream.gates.sql import sql_gate as gate
 from dreamd.stores import MemoryItem, Quote
@@ -117,3 +118,22 @@ def test_dream_gates_new_rows_and_undo_puts_them_back(isolated_home: Path) -> No
     undo = run_dreamd(isolated_home, "undo", json.loads(live.stdout)["run_id"])
     assert undo.returncode == 0, undo.stderr
     assert statuses(isolated_home) == ["new", "new", "new"]
+
+
+def test_every_sql_rejection_is_the_shared_rules_verdict() -> None:
+    """Issue 12 item 17: the SQL gate decides with ``gates.rules``, the rules every gate uses:
+    for each rule, the row's reason is exactly what ``rules.rejection`` says."""
+    view = RepoView.build(Path("/repo"), ["src/app.py"], ["main"])
+    views = {"/repo": view}
+    rows = {
+        "credential": item("Use ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8" + " to push"),
+        "untraceable": item("Always lint first", quotes=0),
+        "foreign quote": item("Always lint first", quote_session="other"),
+        "future": dataclasses.replace(item("Always lint first"), collected=date(2026, 12, 9)),
+        "stale at birth": dataclasses.replace(item("See `src/gone.py`"), project="/repo"),
+    }
+    verdicts = gate(list(rows.items()), [], now=NOW, views=views)
+    for verdict in verdicts:
+        shared = rules.rejection(rows[verdict.op_key], now=NOW, views=views, where=Path("x"))
+        assert shared is not None, verdict.op_key
+        assert (verdict.status, verdict.reason) == ("rejected", shared)

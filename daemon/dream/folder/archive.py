@@ -174,10 +174,15 @@ def move_candidates(
 
 
 def trailer_text(archived: int) -> str:
-    """The single trailer line of ``MEMORY.md`` (seed 000 STEP 5: ``> N memory files ...``)."""
-    noun = "memory file is" if archived == 1 else "memory files are"
+    """The single trailer line of ``MEMORY.md`` (seed 000 STEP 5: ``> N memory files ...``).
+
+    The seed's form for every count, one included: the seed's own budget tool
+    reads ``> N memory files``, and a grammatical "1 memory file is" would not
+    be read back as a trailer by it (issue 12, 16a).
+    """
     return (
-        f"> {archived} {noun} archived in [{ARCHIVE_NAME}]({ARCHIVE_NAME}); open it to find them."
+        f"> {archived} memory files are archived in [{ARCHIVE_NAME}]({ARCHIVE_NAME}); "
+        "open it to find them."
     )
 
 

@@ -52,6 +52,9 @@ __all__ = [
 DEFAULT_BUDGET_BYTES = 17 * 1024
 #: SPEC "Index budget": entries longer than this are reported.
 LONG_ENTRY_CHARS = 400
+#: Claude Code loads the first 200 lines of ``MEMORY.md`` (seed 004; issue 12, item 7):
+#: the index must fit them, trailer included, as it must fit the byte budget.
+LINE_LIMIT = 200
 
 
 # --------------------------------------------------------------------------- reports
@@ -86,6 +89,8 @@ class BudgetReport:
     line_budget: int | None
     entries: int
     archived: int
+    lines: int = 0
+    line_limit: int = LINE_LIMIT
     moved: tuple[str, ...] = ()
     shortened: tuple[str, ...] = ()
     long_entries: tuple[str, ...] = ()
@@ -95,8 +100,8 @@ class BudgetReport:
 
     @property
     def fits(self) -> bool:
-        """Whether the index is within its budget."""
-        return self.bytes <= self.budget
+        """Whether the index is within its byte budget and its line limit."""
+        return self.bytes <= self.budget and self.lines <= self.line_limit
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +136,15 @@ class _State:
     size: int
     line_budget: int | None
     shortened: tuple[str, ...]
+    lines: int = 0
+
+    def fits(self, budget: int, line_limit: int) -> bool:
+        return self.size <= budget and self.lines <= line_limit
+
+
+def line_count(text: str) -> int:
+    """Lines of a text as a loader counts them (a last line without newline counts)."""
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
 
 
 def _state(
@@ -142,11 +156,12 @@ def _state(
     )
     if has_archive or moved:
         remaining = with_trailer(remaining, archived + len(moved))
-    size = nbytes(remaining.render())
+    text = remaining.render()
+    size, lines = nbytes(text), line_count(text)
     if size <= budget:
-        return _State(remaining, size, None, ())
+        return _State(remaining, size, None, (), lines)
     shortened, line_budget, names = shorten_entries(remaining, budget)
-    return _State(shortened, nbytes(shortened.render()), line_budget, names)
+    return _State(shortened, nbytes(shortened.render()), line_budget, names, lines)
 
 
 def _fewest_moves(fits: Callable[[int], bool], most: int) -> int:
@@ -173,12 +188,14 @@ def fit_budget(
     budget: int = DEFAULT_BUDGET_BYTES,
     now: datetime,
     archive_moves: bool = True,
+    line_limit: int = LINE_LIMIT,
 ) -> Fitted:
-    """Make the index fit its byte budget by rule (seed 000 STEP 5.5).
+    """Make the index fit its byte budget and its line limit by rule (seed 000 STEP 5.5).
 
     Hooks are shortened first; then candidates move to the archive in order,
-    as few as make the projected size (trailer included) fit. With
-    ``archive_moves=False`` nothing moves and the candidates are reported.
+    as few as make the projected index (trailer included) fit both its bytes
+    and the 200 lines Claude Code loads. With ``archive_moves=False`` nothing
+    moves and the candidates are reported.
     """
     base = strip_trailers(index)
     archived = len(archive.entries) if archive is not None else 0
@@ -190,12 +207,14 @@ def fit_budget(
         names = {c.file for c in movable[:count]}
         return _state(base, names, archived, archive is not None, budget)
 
-    moves = _fewest_moves(lambda count: state(count).size <= budget, len(movable))
+    moves = _fewest_moves(lambda count: state(count).fits(budget, line_limit), len(movable))
     final = state(moves)
     moved = movable[:moves]
     new_archive = archive_section(archive, [c.line for c in moved], now) if moved else archive
     start = with_trailer(base, archived) if archive is not None else base
-    report = _report(final, nbytes(start.render()), new_archive, moved, kept, candidates, budget)
+    report = _report(
+        final, nbytes(start.render()), new_archive, moved, kept, candidates, (budget, line_limit)
+    )
     return Fitted(final.index, new_archive, report)
 
 
@@ -206,12 +225,14 @@ def _report(
     moved: Sequence[Candidate],
     kept: Mapping[str, str],
     candidates: Sequence[Candidate],
-    budget: int,
+    limits: tuple[int, int],
 ) -> BudgetReport:
+    budget, line_limit = limits
     index = final.index
     entries = [line.entry for line in index.lines if line.entry is not None]
     overhead = final.size - entry_bytes(index)
-    remaining = () if final.size <= budget else _remaining(index, kept, candidates, moved)
+    fits = final.fits(budget, line_limit)
+    remaining = () if fits else _remaining(index, kept, candidates, moved)
     return BudgetReport(
         budget=budget,
         bytes_before=bytes_before,
@@ -225,7 +246,9 @@ def _report(
         long_entries=tuple(e.file for e in entries if len(e.head) + len(e.hook) > LONG_ENTRY_CHARS),
         sections=section_sizes(index),
         remaining=remaining,
-        warnings=_warnings(final, moved, remaining, budget),
+        warnings=_warnings(final, moved, remaining, limits),
+        lines=final.lines,
+        line_limit=line_limit,
     )
 
 
@@ -254,10 +277,11 @@ def _remaining(
 
 
 def _warnings(
-    final: _State, moved: Sequence[Candidate], remaining: Sequence[Kept], budget: int
+    final: _State, moved: Sequence[Candidate], remaining: Sequence[Kept], limits: tuple[int, int]
 ) -> tuple[str, ...]:
     """Seed 000 error table: still over budget → warn and list the remaining candidates."""
-    if final.size <= budget:
+    budget, line_limit = limits
+    if final.fits(budget, line_limit):
         return ()
     done = "shortening hooks"
     if moved:
@@ -265,8 +289,17 @@ def _warnings(
     listed = ", ".join(f"{row.file} ({row.bytes} B: {row.reason})" for row in remaining[:10])
     more = f" and {len(remaining) - 10} more" if len(remaining) > 10 else ""
     overhead = final.size - entry_bytes(final.index)
+    over = []
+    if final.size > budget:
+        over.append(f"{final.size:,} bytes, over its {budget:,}-byte budget")
+    if final.lines > line_limit:
+        prose = sum(1 for line in final.index.lines if line.entry is None)
+        over.append(
+            f"{final.lines} lines, over the {line_limit} Claude Code loads "
+            f"({prose} of them are not entries and cannot move)"
+        )
     return (
-        f"{INDEX_NAME} is {final.size:,} bytes, over its {budget:,}-byte budget after {done}; "
-        f"lines that are not entries take {overhead:,} bytes; nothing was truncated or "
-        f"deleted. Remaining entries: {listed or 'none'}{more}.",
+        f"{INDEX_NAME} is {' and '.join(over)} after {done}; lines that are not entries take "
+        f"{overhead:,} bytes; nothing was truncated or deleted. Remaining entries: "
+        f"{listed or 'none'}{more}.",
     )

@@ -204,18 +204,25 @@ def restructure(
     *,
     folder_title: str,
     trashed: Collection[str] = (),
+    foreign: Collection[str] = (),
 ) -> Restructured:
-    """Apply the structural rules (seed 000 STEP 5) in order; no byte budget yet."""
+    """Apply the structural rules (seed 000 STEP 5) in order; no byte budget yet.
+
+    ``foreign`` names files that are there but are no memory files (links): an
+    entry pointing at one is left as it is, none is ever added.
+    """
     names = [m.name for m in survivors if is_topic_file_name(m.name)]
     source_index = parse_index(index_text or "")
     source_archive = parse_index(archive_text) if archive_text is not None else None
-    repaired = _repair(source_index, source_archive, names, trashed)
+    repaired = _repair(source_index, source_archive, [*names, *foreign], trashed)
     # Dropped lines can make a later heading the title: classify the rest afresh.
     index = parse_index(repaired.index.render())
     orphans = _orphans(index, repaired.archive, survivors, set(names))
     plain = is_plain_list(index)
     index = link_orphans(index, orphans)
-    if plain:
+    repairs = (repaired.case_fixed, repaired.dead_links_dropped, repaired.duplicates_collapsed)
+    if plain and (orphans or any(repairs) or index.title is None):
+        # Seed 004: a healthy list is not re-ordered for its own sake (churn, no value).
         index = sort_plain_list(index, folder_title)
     return Restructured(
         index=index,
@@ -241,6 +248,7 @@ def rebuild(
     budget: int,
     now: datetime,
     archive_moves: bool = True,
+    foreign: Collection[str] = (),
 ) -> Rebuilt:
     """Rebuild ``MEMORY.md`` (and ``MEMORY-ARCHIVE.md``) from the surviving files.
 
@@ -251,7 +259,12 @@ def rebuild(
     ``archive_moves=False`` reports the moves instead of making them.
     """
     shaped = restructure(
-        index_text, archive_text, survivors, folder_title=folder_title, trashed=trashed
+        index_text,
+        archive_text,
+        survivors,
+        folder_title=folder_title,
+        trashed=trashed,
+        foreign=foreign,
     )
     fitted = fit_budget(
         shaped.index,
@@ -263,7 +276,7 @@ def rebuild(
     )
     new_index = fitted.index.render()
     new_archive = fitted.archive.render() if fitted.archive is not None else None
-    invariant = check_invariant(new_index, new_archive, [m.name for m in survivors])
+    invariant = check_invariant(new_index, new_archive, [m.name for m in survivors], foreign)
     report = _index_report(shaped, fitted, invariant, new_index, survivors, trashed, budget)
     return Rebuilt(new_index, new_archive, report)
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 from typing import Final, Literal
 from urllib.parse import unquote
 
+from dreamd.dream.folder.layers import is_read_only
 from dreamd.markdown import fence_after
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "find_links",
     "is_plain_list",
     "is_topic_file_name",
+    "is_trailer_text",
     "parse_index",
     "parse_line",
     "topic_target",
@@ -70,6 +72,7 @@ _BRACKET = re.compile(r"\\.|[\[\]]")
 _TARGET_STOP = re.compile(r"[\s()]")
 _HEADING = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<text>.*?)(?:[ \t]+#+)?[ \t]*$")
 _TRAILER = re.compile(r"^>[ \t]*\d+[ \t]+memory[ \t]+files?\b", re.IGNORECASE)
+_ARCHIVE_WORD = re.compile(r"\bMEMORY-ARCHIVE\.md\b")
 _WIKILINK = re.compile(r"\[\[(?P<stem>[^\[\]|#\n]+)(?:[#|][^\[\]\n]*)?\]\]")
 
 
@@ -154,9 +157,12 @@ class Index:
 def is_topic_file_name(name: str) -> bool:
     """Whether a file name is a topic file: ``*.md`` beside the index, not ``MEMORY*.md``.
 
-    Hidden files (``.MEMORY.md.prev``) are not topic files either.
+    Hidden files (``.MEMORY.md.prev``) are not topic files either, nor read-only
+    layers (``CLAUDE.md``, ``AGENTS.md``: seed 001, never indexed as memories).
     """
-    return name.endswith(".md") and not name.startswith(("MEMORY", ".")) and "/" not in name
+    if not name.endswith(".md") or name.startswith(("MEMORY", ".")) or "/" in name:
+        return False
+    return not is_read_only(name)
 
 
 def topic_target(target: str) -> str | None:
@@ -177,7 +183,7 @@ def topic_target(target: str) -> str | None:
     if not raw or "/" in raw or "\\" in raw or not raw.lower().endswith(".md"):
         return None
     reserved = raw.startswith(("MEMORY", ".")) or raw.casefold() in _INDEX_NAMES
-    return None if reserved else raw
+    return None if reserved or is_read_only(raw) else raw
 
 
 def parse_index(text: str) -> Index:
@@ -239,14 +245,28 @@ def parse_line(text: str, *, first: bool = False) -> IndexLine:
         level = len(heading["hashes"])
         kind: LineKind = "title" if level == 1 and first else "heading"
         return IndexLine(text, kind, level, heading["text"], wikilinks=wikilinks)
-    if _TRAILER.match(text) and any(
-        link.target.strip("<>").split("#")[0] == ARCHIVE_NAME for link in find_links(text)
-    ):
+    if is_trailer_text(text):
         return IndexLine(text, "trailer", wikilinks=wikilinks)
     entry = _entry(text)
     mentions = tuple(_mentions(text, skip=entry.target_span if entry else None))
     kind = "entry" if entry else "text"
     return IndexLine(text, kind, entry=entry, mentions=mentions, wikilinks=wikilinks)
+
+
+def is_trailer_text(text: str) -> bool:
+    """Whether a line is a trailer pointing at the archive (seed 000 STEP 5, issue 12 16a).
+
+    The seed's form, ``> N memory files ...`` linking ``MEMORY-ARCHIVE.md``, and
+    what earlier tools left beside it: a quote line that links the archive, or
+    ``> N memory files`` naming it in plain text. All of them are folded into
+    the one trailer the budget step writes; ``> 3 memory files are elsewhere``
+    names no archive and stays text.
+    """
+    if not text.lstrip().startswith(">"):
+        return False
+    if any(link.target.strip("<>").split("#")[0] == ARCHIVE_NAME for link in find_links(text)):
+        return True
+    return bool(_TRAILER.match(text)) and bool(_ARCHIVE_WORD.search(text))
 
 
 def wikilink_stems(text: str) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dreamd.dream.folder.indexfile import ARCHIVE_NAME, INDEX_NAME, is_topic_file_name, parse_index
+from dreamd.dream.folder.links import lstat_problem
 from dreamd.fs import read_if_present
 
 __all__ = ["InvariantReport", "check_invariant", "invariant_from_disk"]
@@ -58,7 +59,10 @@ class InvariantReport:
 
 
 def check_invariant(
-    index_text: str | None, archive_text: str | None, file_names: Iterable[str]
+    index_text: str | None,
+    archive_text: str | None,
+    file_names: Iterable[str],
+    ignore: Iterable[str] = (),
 ) -> InvariantReport:
     """The two-file one-to-one invariant (seed 000 STEP 5, #3741). Pure.
 
@@ -69,10 +73,15 @@ def check_invariant(
     files; the caller lists only the folder's own files (not ``.trash/`` or
     ``_backup/``). Prose mentions are not entries and are not counted.
     """
-    files = {name for name in file_names if is_topic_file_name(name)}
+    foreign = set(ignore)
+    files = {name for name in file_names if is_topic_file_name(name) and name not in foreign}
     index = parse_index(index_text or "")
-    main = [entry.file for entry in index.entries]
-    archived = [entry.file for entry in parse_index(archive_text).entries] if archive_text else []
+    main = [entry.file for entry in index.entries if entry.file not in foreign]
+    archived = (
+        [e.file for e in parse_index(archive_text).entries if e.file not in foreign]
+        if archive_text
+        else []
+    )
     linked = set(main) | set(archived)
     repeated = {
         n for counts in (Counter(main), Counter(archived)) for n, c in counts.items() if c > 1
@@ -99,7 +108,13 @@ def invariant_from_disk(folder: Path) -> InvariantReport:
     Reads ``MEMORY.md`` and ``MEMORY-ARCHIVE.md`` and lists the folder's own
     files (subfolders such as ``.trash/`` and ``_backup/`` are not listed).
     """
-    names = [path.name for path in folder.iterdir() if path.is_file()]
+    names, links = [], []
+    for path in folder.iterdir():
+        problem = lstat_problem(path)
+        if problem is None:
+            names.append(path.name)
+        elif problem != "a directory":
+            links.append(path.name)
     return check_invariant(
-        _read_text(folder / INDEX_NAME), _read_text(folder / ARCHIVE_NAME), names
+        _read_text(folder / INDEX_NAME), _read_text(folder / ARCHIVE_NAME), names, links
     )

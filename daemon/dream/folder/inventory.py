@@ -27,6 +27,7 @@ text as body. ``size`` and ``sha256`` are of the raw bytes.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -36,6 +37,8 @@ from typing import cast
 
 import yaml
 
+from dreamd.dream.folder.layers import is_read_only
+from dreamd.dream.folder.links import not_own_file
 from dreamd.dream.model import MEMORY_TYPES, MemoryFile, MemoryFolder, MemoryType
 from dreamd.errors import DreamdError
 from dreamd.fs import read_regular
@@ -84,12 +87,13 @@ class FolderUnreadable(DreamdError):
 def is_topic_file_name(name: str) -> bool:
     """Whether a file name beside ``MEMORY.md`` is a topic file (seed 000 STEP 1, STEP 5).
 
-    Excluded: the index and its archive (any ``MEMORY*.md``), ``.MEMORY.md.prev``
-    and every hidden file (editor and macOS ``._`` side files are not memories).
+    Excluded: the index and its archive (any ``MEMORY*.md``), ``.MEMORY.md.prev``,
+    every hidden file (editor and macOS ``._`` side files are not memories) and
+    the read-only layers (``CLAUDE.md``, ``AGENTS.md``: seed 001).
     """
     if not name.endswith(".md") or name.startswith("."):
         return False
-    return not name.startswith("MEMORY")
+    return not name.startswith("MEMORY") and not is_read_only(name)
 
 
 def decode_text(data: bytes) -> str:
@@ -219,6 +223,7 @@ def parse_memory_file(path: Path, data: bytes, mtime: datetime) -> MemoryFile:
         # Nothing was recognised as metadata, so every line is what the memory says.
         body = text
     return MemoryFile(
+        body_line=text[: len(text) - len(body)].count("\n") + 1,
         path=path,
         name=path.name,
         title=_as_text(front_matter.get("name")),
@@ -230,33 +235,49 @@ def parse_memory_file(path: Path, data: bytes, mtime: datetime) -> MemoryFile:
         mtime=mtime,
         size=len(data),
         sha256=hashlib.sha256(data).hexdigest(),
+        raw=data,
     )
 
 
 def _read_regular_file(path: Path) -> tuple[bytes, os.stat_result]:
-    """Read a whole regular file read-only; raises ``OSError``."""
-    return read_regular(path, max_bytes=MAX_TOPIC_FILE_BYTES)
+    """Read a whole regular file read-only, never through a link; raises ``OSError``."""
+    return read_regular(path, max_bytes=MAX_TOPIC_FILE_BYTES, follow=False)
 
 
-def _topic_file_names(folder: Path) -> list[str]:
-    """Names of the topic files directly in ``folder``, sorted; subfolders are never entered."""
+def _topic_file_names(folder: Path) -> tuple[list[str], list[tuple[str, str]]]:
+    """Names of the topic files directly in ``folder``, sorted, and the ones left alone.
+
+    Subfolders are never entered. A topic-file name that is a link (symbolic or
+    hard) or not a regular file is not a memory file (issue 15, item 6).
+    """
+    names: list[str] = []
+    excluded: list[tuple[str, str]] = []
     with os.scandir(folder) as entries:
-        names = [
-            entry.name
-            for entry in entries
-            if is_topic_file_name(entry.name) and entry.is_file(follow_symlinks=True)
-        ]
-    return sorted(names)
+        for entry in entries:
+            if not is_topic_file_name(entry.name):
+                continue
+            problem = not_own_file(entry.stat(follow_symlinks=False))
+            if problem is None:
+                names.append(entry.name)
+            else:
+                excluded.append((entry.name, f"{problem}: not a memory file, left alone"))
+    return sorted(names), sorted(excluded)
 
 
-def _load_topic_file(path: Path) -> MemoryFile | None:
-    """One topic file read and parsed; None when it vanished since the listing."""
+def _load_topic_file(path: Path) -> MemoryFile | str | None:
+    """One topic file read and parsed; None when it vanished since the listing, a reason
+    when it turned out not to be the folder's own file."""
     try:
         data, status = _read_regular_file(path)
     except FileNotFoundError:
         return None
     except OSError as error:
+        if error.errno == errno.ELOOP:
+            return "a symbolic link: not a memory file, left alone"
         raise FolderUnreadable(path, (error.strerror or str(error)).lower()) from error
+    problem = not_own_file(status)
+    if problem is not None:
+        return f"{problem}: not a memory file, left alone"
     mtime = datetime.fromtimestamp(status.st_mtime_ns / 1e9, tz=UTC)
     return parse_memory_file(path, data, mtime)
 
@@ -279,19 +300,25 @@ def load_folder(path: Path, repo: Path | None) -> MemoryFolder:
     ``is_topic_file_name`` accepts, sorted by name; ``.trash/``, ``_backup/``,
     ``.inbox/`` and every other subfolder are not entered. ``MEMORY.md`` and
     ``MEMORY-ARCHIVE.md`` are read as text, exactly as stored (CRLF and BOM
-    kept, so a rewrite can preserve them). Everything is opened read-only.
+    kept, so a rewrite can preserve them). Everything is opened read-only, never
+    through a link; a topic-file name that is a link (symbolic or hard) is in
+    ``excluded`` with why, not in ``files`` (issue 15, item 6).
     Raises ``FolderUnreadable`` when a file exists but cannot be read, and
     ``OSError`` when the folder itself cannot be listed.
     """
-    files = tuple(
-        memory
-        for name in _topic_file_names(path)
-        if (memory := _load_topic_file(path / name)) is not None
-    )
+    names, excluded = _topic_file_names(path)
+    files: list[MemoryFile] = []
+    for name in names:
+        loaded = _load_topic_file(path / name)
+        if isinstance(loaded, str):
+            excluded.append((name, loaded))
+        elif loaded is not None:
+            files.append(loaded)
     return MemoryFolder(
         path=path,
         repo=repo,
-        files=files,
+        files=tuple(files),
+        excluded=tuple(sorted(excluded)),
         index_text=_read_text_if_present(path / INDEX_NAME),
         archive_text=_read_text_if_present(path / ARCHIVE_NAME),
     )

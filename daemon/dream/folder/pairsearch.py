@@ -142,6 +142,7 @@ def subject_pairs(subjects: Sequence[Subject]) -> set[IndexPair]:
     return (
         nesting_pairs([s.slug for s in subjects])
         | nesting_pairs([s.title for s in subjects])
+        | nesting_pairs([s.core for s in subjects])  # equal cores nest
         | candidate_pairs(
             [s.description for s in subjects], DESCRIPTION_OVERLAP, DESCRIPTION_MIN_SHARED
         )

@@ -9,8 +9,10 @@ token containment on normalised index lines, deterministic and cheap.
 
 STEP 8: project paths Claude Code remembers in ``~/.claude.json`` whose
 directory no longer exists are counted, with the command to preview them.
-STEP 7: orphaned plugin hints need the ``claude`` program; without it the
-step says so in one line.
+STEP 7: orphaned plugin hints come from ``claude plugin list --json`` where
+the ``claude`` program is present, at most once a week; without it (or when
+it fails) the step says so in one line. A memory marked
+``promotion: declined`` is never proposed again (STEP 9).
 """
 
 from __future__ import annotations
@@ -18,15 +20,32 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-__all__ = ["candidates", "match_topic", "stale_projects", "topic_key"]
+from dreamd.dream.folder.links import lstat_problem
+from dreamd.fswrite import atomic_write
+
+__all__ = [
+    "PLUGIN_HINT_DAYS",
+    "candidates",
+    "declined_promotions",
+    "match_topic",
+    "orphaned_plugins",
+    "plugin_hint",
+    "stale_projects",
+    "topic_key",
+]
 
 _TYPE_PREFIX = re.compile(r"^(user|feedback|project|reference|hub)[_-]")
 _SCOPE_WORD = re.compile(r"^(\d+|\d{4}[-_]?\d{2}([-_]?\d{2})?|v\d+|r\d+|wave\d+\w*|session)$")
 MIN_KEY_TOKENS = 2
+_DECLINED = re.compile(
+    r"^\s*promotion\s*:\s*['\"]?declined['\"]?\s*$", re.MULTILINE | re.IGNORECASE
+)
 
 
 def topic_key(file_name: str) -> tuple[str, ...]:
@@ -49,15 +68,42 @@ def match_topic(key: Sequence[str], index_text: str) -> bool:
     return all(f" {token} " in words for token in key)
 
 
-def candidates(claude: Path, reports: Iterable[Any]) -> list[dict[str, Any]]:
-    """Memories whose topic appears in two or more other projects' indexes."""
+def declined_promotions(folders: Iterable[Path]) -> set[Path]:
+    """Memories marked ``promotion: declined`` in their front matter (seed 000 STEP 9).
+
+    The seed's third answer, "stop proposing this candidate", writes that mark;
+    such a memory is never proposed again. Read from the first lines only.
+    """
+    declined: set[Path] = set()
+    for folder in folders:
+        for path in sorted(folder.glob("*.md")):
+            if path.is_symlink() or not path.is_file() or path.stat().st_nlink > 1:
+                continue  # a link is no memory of this folder (issue 15, item 6)
+            try:
+                with open(path, "rb") as handle:
+                    head = handle.read(4096).decode("utf-8", "replace")
+            except OSError:
+                continue
+            if _DECLINED.search(head.split("\n---", 1)[0]):
+                declined.add(path.resolve())
+    return declined
+
+
+def candidates(
+    claude: Path, reports: Iterable[Any], declined: Iterable[Path] = ()
+) -> list[dict[str, Any]]:
+    """Memories whose topic appears in two or more other projects' indexes (seed 000 STEP 9).
+
+    A memory marked ``promotion: declined`` (``declined``) is not proposed again.
+    """
     indexes = _project_indexes(claude)
+    skip = set(declined)
     found: list[dict[str, Any]] = []
     for report in reports:
         own = Path(report.path).resolve()
         others = {folder: text for folder, text in indexes.items() if folder != own}
         for decision in report.files:
-            if decision.action == "trash":
+            if decision.action == "trash" or (own / decision.file) in skip:
                 continue
             key = topic_key(decision.file)
             projects = sorted(str(f) for f, text in others.items() if match_topic(key, text))
@@ -76,6 +122,8 @@ def candidates(claude: Path, reports: Iterable[Any]) -> list[dict[str, Any]]:
 def _project_indexes(claude: Path) -> dict[Path, str]:
     texts: dict[Path, str] = {}
     for index in sorted(claude.glob("projects/*/memory/MEMORY.md")):
+        if lstat_problem(index) is not None:
+            continue  # a link: another place's text, never read (issue 15, item 6)
         try:
             texts[index.parent.resolve()] = index.read_text(encoding="utf-8", errors="replace")
         except OSError:
@@ -103,8 +151,94 @@ def stale_projects(claude_json: Path) -> tuple[int, str] | str:
     return len(gone), preview
 
 
-def plugin_hint() -> str | None:
-    """STEP 7: a one-line skip when the ``claude`` program is absent, else None."""
+#: Seed 000 STEP 7 (housekeeping.md): the orphaned-plugin hint is given at most once a week.
+PLUGIN_HINT_DAYS = 7
+CLAUDE_TIMEOUT_SECONDS = 30
+_ORPHAN_KEYS = ("orphan", "orphaned", "isOrphan", "is_orphan")
+_AUTO_KEYS = ("autoInstalled", "auto_installed", "installedAsDependency", "isDependency")
+_NEEDED_KEYS = ("requiredBy", "required_by", "dependents", "neededBy")
+
+
+def _entries(document: object) -> list[Mapping[str, Any]]:
+    if isinstance(document, Mapping):
+        document = document.get("plugins", document.get("installed", []))
+    if isinstance(document, Mapping):  # {"name@market": {...}} or {"name@market": [{...}]}
+        flat: list[object] = []
+        for key, value in document.items():
+            for item in value if isinstance(value, list) else [value]:
+                flat.append({"name": key, **item} if isinstance(item, Mapping) else item)
+        document = flat
+    return [e for e in document if isinstance(e, Mapping)] if isinstance(document, list) else []
+
+
+def orphaned_plugins(document: object) -> list[str]:
+    """Seed 000 STEP 7: plugins Claude Code auto-installed that nothing needs any more.
+
+    Read from ``claude plugin list --json``: an entry marked orphaned, or marked
+    auto-installed (a dependency) that no installed plugin requires. Pure.
+    """
+    found = []
+    for entry in _entries(document):
+        name = str(entry.get("id") or entry.get("name") or "?")
+        auto = any(entry.get(key) is True for key in _AUTO_KEYS)
+        needed = any(entry.get(key) for key in _NEEDED_KEYS)
+        if any(entry.get(key) is True for key in _ORPHAN_KEYS) or (auto and not needed):
+            found.append(name)
+    return sorted(found)
+
+
+def _last_hint(state_dir: Path) -> datetime | None:
+    try:
+        raw = json.loads((state_dir / "housekeeping.json").read_text(encoding="utf-8"))
+        return datetime.fromisoformat(raw["plugin_hint_at"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _plugin_list() -> object | str:
+    """``claude plugin list --json`` parsed, or why it could not be read (one line)."""
+    try:
+        done = subprocess.run(
+            ["claude", "plugin", "list", "--json"],
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            timeout=CLAUDE_TIMEOUT_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError) as error:
+        return f"claude plugin list could not run ({error}): orphaned-plugin check skipped"
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        why = said[0] if said else f"exit {done.returncode}"
+        return f"claude plugin list failed ({why}): orphaned-plugin check skipped"
+    try:
+        document: object = json.loads(done.stdout.decode("utf-8", "replace"))
+    except ValueError:
+        return "claude plugin list --json gave no JSON: orphaned-plugin check skipped"
+    return document
+
+
+def plugin_hint(state_dir: Path, now: datetime) -> str:
+    """Seed 000 STEP 7: one line, always: the hint, or why the step was skipped.
+
+    Runs ``claude plugin list --json`` where the ``claude`` program is present;
+    suggests the user's own ``claude plugin prune`` at most once a week; never
+    removes anything.
+    """
     if shutil.which("claude") is None:
         return "claude program not found: orphaned-plugin check skipped"
-    return None
+    last = _last_hint(state_dir)
+    if last is not None and now - last < timedelta(days=PLUGIN_HINT_DAYS):
+        return f"orphaned-plugin hint given on {last.date().isoformat()}: at most once a week"
+    listed = _plugin_list()
+    if isinstance(listed, str):
+        return listed
+    orphans = orphaned_plugins(listed)
+    if not orphans:
+        return "no orphaned auto-installed Claude Code plugins"
+    state = {"plugin_hint_at": now.isoformat()}
+    atomic_write(state_dir / "housekeeping.json", json.dumps(state).encode())
+    return (
+        f"{len(orphans)} orphaned auto-installed Claude Code plugin(s): {', '.join(orphans)}; "
+        "review and run `claude plugin prune` yourself (nothing was removed)"
+    )

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from fnmatch import translate
@@ -27,6 +28,7 @@ from dreamd.fs import read_regular
 
 __all__ = [
     "GIT_TIMEOUT_SECONDS",
+    "HISTORY_BUDGET_SECONDS",
     "MAX_IDENTIFIER_LENGTH",
     "MAX_REPO_FILES",
     "MAX_SCAN_BYTES",
@@ -56,6 +58,9 @@ MAX_SCAN_BYTES = 256 * 1024 * 1024
 #: Identifiers longer than this are blobs (base64, hashes), not names.
 MAX_IDENTIFIER_LENGTH = 200
 GIT_TIMEOUT_SECONDS = 60.0
+#: Issue 12 item 3: all ``git log -S`` look-ups of one repository together stop after this
+#: long; a symbol not looked up in time is unverifiable, never missing.
+HISTORY_BUDGET_SECONDS = 30.0
 _BINARY_EXTENSIONS: frozenset[str] = frozenset(
     {
         *("png", "jpg", "jpeg", "gif", "webp", "ico", "bmp", "tiff", "svgz", "pdf", "psd"),
@@ -96,7 +101,10 @@ class RepoView:
     top_level_dirs: frozenset[str]
     files_complete: bool = True
     symbols_complete: bool = True
+    git_history: bool = False
     _tails: frozenset[str] = field(default=frozenset(), repr=False)
+    _stems: frozenset[str] = field(default=frozenset(), repr=False)
+    _spent: list[float] = field(default_factory=lambda: [0.0], repr=False)
     _haystack: str = field(default="", repr=False)
     _cache: dict[str, bool] = field(default_factory=dict, repr=False)
 
@@ -109,18 +117,26 @@ class RepoView:
         *,
         files_complete: bool = True,
         symbols_complete: bool = True,
+        folders: Iterable[str] = (),
+        git_history: bool = False,
     ) -> RepoView:
-        """A view from data already gathered (pure; tests and ``scan`` use it)."""
+        """A view from data already gathered (pure; tests and ``scan`` use it).
+
+        ``folders``: more folders known to exist (ignored ones listed whole).
+        """
         paths = frozenset(files)
         names = frozenset(identifiers)
+        tops = {p.split("/", 1)[0] for p in (*paths, *(f + "/" for f in folders)) if "/" in p}
         return cls(
             root=root,
             files=paths,
             identifiers=names,
-            top_level_dirs=frozenset(p.split("/", 1)[0] for p in paths if "/" in p),
+            top_level_dirs=frozenset(tops),
             files_complete=files_complete,
             symbols_complete=symbols_complete,
+            git_history=git_history,
             _tails=_suffixes(paths),
+            _stems=frozenset(p.rpartition("/")[2].partition(".")[0] for p in paths),
             # One string to search when a symbol is not a whole identifier (see has_symbol).
             _haystack="\n".join(sorted(names)),
         )
@@ -135,23 +151,65 @@ class RepoView:
         """
         listed, files_complete = _list_files(repo)
         files, identifiers, symbols_complete = _read_identifiers(repo, listed)
+        ignored_files, ignored_folders = _git_ignored(repo)
         return cls.build(
             repo,
-            files,
+            [*files, *ignored_files],
             identifiers,
             files_complete=files_complete,
             symbols_complete=symbols_complete,
+            folders=ignored_folders,
+            git_history=(repo / ".git").exists(),
         )
 
     def has_file(self, ref: str) -> bool:
-        """Whether a file equals ``ref`` or ends with ``/<ref>``, or ``ref`` as a glob matches."""
+        """Whether a file equals ``ref`` or ends with ``/<ref>``, or ``ref`` as a glob matches.
+
+        Existence is on disk (issue 12, item 5): a file git ignores is still there,
+        so a repository-relative path is also looked up under the root itself.
+        """
         if not is_glob(ref):
-            return ref in self._tails
+            return ref in self._tails or self._on_disk(ref)
         key = f"glob:{ref}"
         if key not in self._cache:
             pattern = re.compile(f"(?:{translate(ref)})|(?:{translate('*/' + ref)})")
             self._cache[key] = any(pattern.match(path) for path in self.files)
         return self._cache[key]
+
+    def _on_disk(self, ref: str) -> bool:
+        """Whether ``root/ref`` exists (never leaving the root: no ``..``, not absolute)."""
+        parts = ref.split("/")
+        if ref.startswith("/") or ".." in parts or not self.root.is_absolute():
+            return False
+        key = f"disk:{ref}"
+        if key not in self._cache:
+            self._cache[key] = os.path.lexists(self.root / ref)
+        return self._cache[key]
+
+    def has_module(self, name: str) -> bool:
+        """Whether ``name`` is a top-level folder or a file's stem here (``loader`` of
+        ``src/loader.py``): a module a qualified symbol can belong to."""
+        return name in self.top_level_dirs or name in self._stems
+
+    def ever_had(self, symbol: str) -> bool | None:
+        """Whether the repository's history ever contained ``symbol`` (``git log -S``).
+
+        None when it cannot be told: no git history, or the look-ups of this
+        repository used up ``HISTORY_BUDGET_SECONDS``. Memory folders
+        (``.claude/``) are left out: a memory never vouches for its own symbol.
+        """
+        key = f"history:{symbol}"
+        if key in self._cache:
+            return self._cache[key]
+        left = HISTORY_BUDGET_SECONDS - self._spent[0]
+        if not self.git_history or left <= 0:
+            return None
+        start = time.monotonic()
+        found = _in_history(self.root, symbol, left)
+        self._spent[0] += time.monotonic() - start
+        if found is not None:
+            self._cache[key] = found
+        return found
 
     def has_symbol(self, symbol: str) -> bool:
         """Whether ``symbol`` occurs in any scanned file, as the seed's Grep would find it.
@@ -166,6 +224,22 @@ class RepoView:
         if key not in self._cache:
             self._cache[key] = symbol in self._haystack
         return self._cache[key]
+
+
+def _in_history(root: Path, symbol: str, timeout: float) -> bool | None:
+    """``git log --all -S<symbol>``: whether any commit added or removed the string."""
+    command = ["git", "-C", str(root), "log", "--all", "--format=%H", "-1", f"-S{symbol}"]
+    try:
+        done = subprocess.run(
+            [*command, "--", ".", ":(exclude).claude"],
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return bool(done.stdout.strip()) if done.returncode == 0 else None
 
 
 def _skipped(path: str) -> bool:
@@ -190,6 +264,33 @@ def _git_files(repo: Path) -> list[str] | None:
         return None
     names = done.stdout.decode("utf-8", errors="surrogateescape").split("\0")
     return list(dict.fromkeys(name for name in names if name))
+
+
+def _git_ignored(repo: Path) -> tuple[list[str], list[str]]:
+    """(files, folders) git ignores in a work tree: they exist all the same (issue 12, 5).
+
+    ``git ls-files --others --ignored --exclude-standard --directory``: an ignored
+    folder is one entry, not its thousands of files; ``SKIP_DIRS`` stay out.
+    """
+    if not (repo / ".git").exists():
+        return [], []
+    command = ["git", "-C", str(repo), "ls-files", "-z", "--others", "--ignored"]
+    try:
+        done = subprocess.run(
+            [*command, "--exclude-standard", "--directory"],
+            capture_output=True,
+            timeout=GIT_TIMEOUT_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return [], []
+    if done.returncode != 0:
+        return [], []
+    names = done.stdout.decode("utf-8", errors="surrogateescape").split("\0")[:MAX_REPO_FILES]
+    kept = [name for name in names if name and not _skipped(name.rstrip("/"))]
+    return [n for n in kept if not n.endswith("/")], [
+        n.rstrip("/") for n in kept if n.endswith("/")
+    ]
 
 
 def _walk_files(repo: Path, failures: list[OSError]) -> Iterator[str]:

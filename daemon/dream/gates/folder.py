@@ -52,7 +52,7 @@ from dreamd.dream.gates.inbox import (
     split_front_matter,
 )
 from dreamd.dream.gates.merge import find_duplicate, merge_text
-from dreamd.dream.model import MemoryFile, MemoryType
+from dreamd.dream.model import MemoryFile, MemoryFolder, MemoryType
 from dreamd.fs import read_if_present
 from dreamd.stores.claude_memory import topic_stem
 
@@ -64,6 +64,7 @@ __all__ = [
     "Verdict",
     "apply_gate",
     "gate_decisions",
+    "gated_folder",
     "load_inbox",
     "target_name",
 ]
@@ -211,6 +212,24 @@ def gate_decisions(
         memory.name: (memory, None) for memory in existing
     }
     return [_decide(item, current, view, now) for item in inbox]
+
+
+def gated_folder(
+    folder: MemoryFolder, decisions: Sequence[GateDecision], now: datetime
+) -> MemoryFolder:
+    """The folder as it will be once the gate's decisions are carried out. Pure.
+
+    Accepted items appear under their new names, merged memories with their new
+    bytes, both written ``now``; what a dry run or a held run plans on, so that
+    its proposal is what a live run would do (issue 12, items 1 and 9).
+    """
+    files = {memory.name: memory for memory in folder.files}
+    for decision in decisions:
+        if decision.verdict == "reject" or decision.target is None or decision.content is None:
+            continue
+        path = folder.path / decision.target
+        files[decision.target] = parse_memory_file(path, decision.content, now)
+    return replace(folder, files=tuple(files[name] for name in sorted(files)))
 
 
 # --- I/O edges -------------------------------------------------------------------------------

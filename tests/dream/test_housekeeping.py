@@ -1,0 +1,83 @@
+"""Seed 000 STEPs 7 and 9: the plugin hint runs where `claude` is, declined promotions stay so."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+from tests.dream.test_dream_cli import run, topic, write
+
+LISTING = [
+    {"id": "helper@market", "autoInstalled": True, "requiredBy": []},
+    {"id": "needed@market", "autoInstalled": True, "requiredBy": ["main@market"]},
+    {"id": "main@market", "autoInstalled": False},
+]
+
+
+def fake_claude(folder: Path, listing: object, *, exit_code: int = 0) -> dict[str, str]:
+    """A `claude` program on PATH that answers `claude plugin list --json` and logs its calls."""
+    folder.mkdir(parents=True, exist_ok=True)
+    script = folder / "claude"
+    calls = folder / "calls.log"
+    script.write_text(
+        "#!/bin/sh\n"
+        f'echo "$@" >> "{calls}"\n'
+        f"cat <<'EOF'\n{json.dumps(listing)}\nEOF\n"
+        f"exit {exit_code}\n"
+    )
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return {"PATH": f"{folder}{os.pathsep}{os.environ['PATH']}"}
+
+
+def one_folder(root: Path) -> Path:
+    memory = root / "memory"
+    topic(memory / "project_a.md", "project", "a", "Alpha.")
+    write(memory / "MEMORY.md", "# Memory\n\n- [A](project_a.md) -- a\n")
+    return memory
+
+
+def test_step_7_runs_claude_and_suggests_prune_once_a_week(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """With `claude` present the orphaned plugins are listed, once a week; nothing is removed."""
+    env = fake_claude(tmp_path / "bin", LISTING)
+    memory = one_folder(tmp_path)
+    first = run(isolated_home, "dream", "--dry-run", "--root", str(memory), **env).stdout
+    assert "1 orphaned auto-installed Claude Code plugin(s): helper@market" in first
+    assert "claude plugin prune" in first
+    assert (tmp_path / "bin" / "calls.log").read_text().splitlines() == ["plugin list --json"]
+    second = run(isolated_home, "dream", "--dry-run", "--root", str(memory), **env).stdout
+    assert "at most once a week" in second
+    assert "helper@market" not in second
+
+
+def test_step_7_says_in_one_line_why_it_was_skipped(isolated_home: Path, tmp_path: Path) -> None:
+    """Absent `claude`, or one that fails: one skip line each, never silence."""
+    memory = one_folder(tmp_path)
+    (tmp_path / "empty").mkdir()
+    absent = run(
+        isolated_home, "dream", "--dry-run", "--root", str(memory), PATH=str(tmp_path / "empty")
+    )
+    assert "claude program not found: orphaned-plugin check skipped" in absent.stdout
+    env = fake_claude(tmp_path / "bin", {}, exit_code=3)
+    failed = run(isolated_home, "dream", "--dry-run", "--root", str(memory), **env)
+    assert "claude plugin list failed" in failed.stdout
+
+
+def test_a_declined_promotion_is_not_proposed_again(isolated_home: Path, tmp_path: Path) -> None:
+    """`promotion: declined` in front matter stops STEP 9 from proposing that memory."""
+    projects = isolated_home / ".claude" / "projects"
+    for name in ("-a", "-b"):
+        write(projects / name / "memory" / "MEMORY.md", "# M\n\n- deploy key rotation notes\n")
+    memory = tmp_path / "memory"
+    topic(memory / "project_deploy_key_rotation.md", "project", "rotation", "Rotate keys.")
+    write(memory / "MEMORY.md", "# M\n\n- [R](project_deploy_key_rotation.md) -- r\n")
+    args = ("dream", "--dry-run", "--json", "--root", str(memory))
+    found = json.loads(run(isolated_home, *args).stdout)["promotion_candidates"]
+    assert [c["file"] for c in found] == ["project_deploy_key_rotation.md"]
+    path = memory / "project_deploy_key_rotation.md"
+    path.write_text(path.read_text().replace("type: project", "type: project\npromotion: declined"))
+    again = json.loads(run(isolated_home, *args).stdout)["promotion_candidates"]
+    assert again == []
