@@ -1,0 +1,78 @@
+"""``dreamd dream`` and ``dreamd undo``: consolidate memory folders, and take a run back."""
+
+from __future__ import annotations
+
+import os
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+
+from dreamd.cli.common import config_option, open_settings
+from dreamd.dream.report import to_json
+from dreamd.dream.reporttext import markdown
+from dreamd.jobs import JobContext, dream_request, run_dream, undo_dream
+from dreamd.render import Progress, dump_json
+
+__all__ = ["dream", "undo"]
+
+
+@click.command("dream")
+@click.option("--dry-run", is_flag=True, help="Change nothing; write a pending proposal.")
+@click.option("--apply-pending", is_flag=True, help="Apply the pending proposals.")
+@click.option(
+    "--root",
+    "roots",
+    multiple=True,
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Only this memory folder (repeatable).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@config_option
+def dream(
+    dry_run: bool,
+    apply_pending: bool,
+    roots: tuple[Path, ...],
+    as_json: bool,
+    config_path: Path | None,
+) -> None:
+    """Consolidate memory: trash stale, duplicate and contradicted memories, rebuild indexes."""
+    if dry_run and apply_pending:
+        raise click.UsageError("--dry-run and --apply-pending cannot be combined")
+    missing = [str(root) for root in roots if not root.is_dir()]
+    if missing:
+        raise click.ClickException(f"--root {missing[0]}: no such folder")
+    settings, state = open_settings(config_path)
+    request = dream_request(
+        settings,
+        os.environ,
+        now=datetime.now(UTC),
+        dry_run=dry_run,
+        apply_pending=apply_pending,
+        roots=roots,
+    )
+    progress = Progress("reading sessions", sys.stderr)
+    context = JobContext(settings, state, os.environ, Path.home())
+    outcome = run_dream(context, request, progress=progress)
+    progress.done()
+    if as_json:
+        click.echo(dump_json(to_json(outcome.report)))
+    else:
+        click.echo(markdown(outcome.report), nl=False)
+    for folder in outcome.report.directories:
+        if folder.refused:
+            click.echo(f"dreamd: {folder.path}: {folder.refused}", err=True)
+    if outcome.exit_code:
+        raise SystemExit(outcome.exit_code)
+
+
+@click.command("undo")
+@click.argument("run_id")
+@config_option
+def undo(run_id: str, config_path: Path | None) -> None:
+    """Put back everything one dream run moved or rewrote, byte for byte."""
+    settings, state = open_settings(config_path)
+    context = JobContext(settings, state, os.environ, Path.home())
+    restored = undo_dream(context, run_id)
+    click.echo(f"restored {len(restored)} file(s) changed by run {run_id}")
