@@ -46,6 +46,7 @@ from dreamd.collect.cursorstate import (
     legacy_split,
     observe,
     pending_messages,
+    plan_source,
     selection_view,
     skip_trivial,
     split_windows,
@@ -53,11 +54,12 @@ from dreamd.collect.cursorstate import (
 )
 from dreamd.collect.plan import WritePlan, held_items, load_plan, make_plan, plant, save_plan
 from dreamd.collect.planted import PlantedItem, planted_item
+from dreamd.collect.reopen import finish_open_window
 from dreamd.collect.signals import StopCollecting, WindowPending
 from dreamd.errors import SourceError
 from dreamd.fswrite import CrashPoint
 from dreamd.logs import get_logger
-from dreamd.readers import Conversation
+from dreamd.readers import Conversation, Message
 from dreamd.selection import Selection, SelectionPolicy, damage_note, select
 from dreamd.sessioninfo import SessionInfo
 from dreamd.statedb import StateDB
@@ -126,6 +128,7 @@ class CollectResult:
     tokens_by_session: dict[str, int] = field(default_factory=dict)  # "tool:id" -> tokens
     stopped: str | None = None  # why the pass ended early, if it did
     planted_items: list[PlantedItem] = field(default_factory=list)  # each confirmed write
+    reconciled: list[str] = field(default_factory=list)  # stale plans closed, not reused
 
 
 class CursorStore:
@@ -375,7 +378,7 @@ def _collect_window(
     wkey = window_key(
         request.machine, conversation.tool, conversation.session_id, generation, window.messages
     )
-    _plan_and_plant(run, conversation, wkey, items, window, stores)
+    _plan_and_plant(run, conversation, wkey, items, window, window.messages, stores)
 
 
 def _plan_and_plant(
@@ -384,17 +387,25 @@ def _plan_and_plant(
     wkey: str,
     items: Sequence[MemoryItem],
     window: Window,
+    source: Sequence[Message],
     stores: Mapping[str, Store],
 ) -> None:
     """The window's write plan against what the stores hold for the session; planted
-    (or, in a dry run, only listed)."""
+    (or, in a dry run, only listed). ``source`` is what the items were extracted from."""
     key = f"{conversation.tool}:{conversation.session_id}"
     held = None if run.dry_run else held_items(stores, run.source(conversation))
     plan = make_plan(wkey, key, items, sorted(stores), held)
     if run.dry_run:
         run.result.would_plant.extend(items)
         return
-    _plant_window(run, plan, window, key, stores)
+    intent = Intent(
+        plan.window_key,
+        plan.plan_id,
+        tuple(m.id for m in window.messages),
+        plan_source(source),
+        conversation.revision,
+    )
+    _plant_window(run, plan, window, intent, stores)
 
 
 def _session_stage(
@@ -418,17 +429,17 @@ def _session_stage(
     wkey = "events-" + window_key(
         request.machine, conversation.tool, conversation.session_id, generation, analysed
     )
-    _plan_and_plant(run, conversation, wkey, items, Window((), ""), stores)
+    _plan_and_plant(run, conversation, wkey, items, Window((), ""), analysed, stores)
 
 
 def _plant_window(
-    run: _Pass, plan: WritePlan, window: Window, key: str, stores: Mapping[str, Store]
+    run: _Pass, plan: WritePlan, window: Window, intent: Intent, stores: Mapping[str, Store]
 ) -> None:
     """Plan saved and read back, intent saved, plant once each, then checkpoint."""
+    key = plan.session
     CRASH.tick()
     save_plan(run.plans_dir, plan)
     CRASH.tick()
-    intent = Intent(plan.window_key, plan.plan_id, tuple(m.id for m in window.messages))
     run.save(begin_window(run.cursors.cursor, key, intent))
     receipts, planted = [], []
     for op in plan.operations:
@@ -453,25 +464,17 @@ def _plant_window(
 def _finish_open_window(
     run: _Pass, conversation: Conversation, key: str, stores: Mapping[str, Store]
 ) -> None:
-    """Seed 002 ``reconcileWindow``: a window begun by a run that died is finished first.
-
-    The plan is replayed (each operation planted once: a key already held is
-    not written again). Its messages are acknowledged only if they still have
-    the text they had; otherwise the window is closed without acknowledging
-    them and they stay pending.
-    """
+    """A window begun by a run that died is finished first (``reopen``): its plan replayed
+    while its source is unchanged, else reconciled without acknowledging a message."""
     intent = run.cursors.cursor.state(key).intent
     assert intent is not None
     plan = load_plan(run.plans_dir / f"{intent.plan_id}.json")
-    receipts = [plant(stores[op.store], op).op_key for op in plan.operations]
-    by_id = {m.id: m for m in conversation.messages}
-    same = [by_id[mid] for mid in intent.message_ids if mid in by_id]
-    window = Window(tuple(same), "")
-    run.save(
-        checkpoint_window(run.cursors.cursor, key, window, receipts, window_key_=intent.window_key)
-    )
-    run.result.windows += 1
-    log.info("collect.window.reconciled", session=key, operations=len(plan.operations))
+    done = finish_open_window(run.cursors.cursor, key, conversation, plan, stores)
+    run.save(done.cursor)
+    if done.replayed:
+        run.result.windows += 1
+    else:
+        run.result.reconciled.append(done.note)
 
 
 def _complete_if_stable(run: _Pass, conversation: Conversation, key: str) -> None:

@@ -59,6 +59,7 @@ def report_json(
             "legacy_high_water": "unchanged",
             "legacy_baseline": result.legacy_baseline,
             "legacy_review": result.legacy_review,
+            "reconciled": result.reconciled,
         },
         "backlog": {
             "eligible_deferred": len(deferred),
@@ -115,6 +116,7 @@ def report_text(document: dict[str, Any]) -> str:
         f"{backlog['oldest_discoverable'] or '-'}; blocked "
         f"{'; '.join(backlog['blocked']) or 'none'}",
         *_legacy_lines(cursor),
+        *(f"Reconciled: {entry}" for entry in cursor.get("reconciled") or ()),
         f"Handoff: {document['handoff']} new items awaiting the gardener's validate gate",
         _tokens_line(document),
         *_drain_line(document),
