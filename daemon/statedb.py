@@ -1,7 +1,8 @@
 """The state database: dreamd's own SQLite file in the data dir.
 
 It holds the session cache (metadata keyed by file version, so a rescan of
-unchanged files costs a ``stat`` each) and the cursor. The schema is owned by
+unchanged files costs a ``stat`` each), the cursor, the job runs and the
+quarantined write plans. The schema is owned by
 Alembic migrations in ``dreamd.migrations``; ``open_state`` upgrades an older
 file in place before anything reads it, so an upgrade never loses state.
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -49,12 +50,13 @@ from dreamd.sqlite import tune_for_writers
 __all__ = [
     "HEAD_REVISION",
     "JobRun",
+    "QuarantinedPlan",
     "StateDB",
     "open_state",
 ]
 
 #: The newest migration; ``open_state`` skips Alembic entirely when the file is at it.
-HEAD_REVISION = "0004"
+HEAD_REVISION = "0005"
 
 metadata = MetaData(
     naming_convention={
@@ -114,7 +116,42 @@ job_run = Table(
     Column("summary", Text, nullable=False, default="{}"),
 )
 
+quarantined_plan = Table(
+    "quarantined_plan",
+    metadata,
+    Column("plan_id", String, primary_key=True),
+    Column("session", Text, nullable=False),
+    Column("revision", Text, nullable=False),
+    Column("window_key", Text, nullable=False),
+    Column("stage", String, nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("path", Text),
+    Column("run_id", String, nullable=False),
+    Column("quarantined_at", Float, nullable=False),
+)
+
 CacheKey = tuple[str, str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class QuarantinedPlan:
+    """A write plan set aside: it could not be saved (``stage`` "save") or replayed ("replay").
+
+    ``revision`` is the session's revision then; ``path`` the plan file, if there is one.
+    """
+
+    plan_id: str
+    session: str  # tool:id
+    revision: str
+    window_key: str
+    stage: str
+    reason: str
+    path: str | None
+    run_id: str
+    quarantined_at: datetime
+
+
+_QUARANTINE_FIELDS = tuple(f.name for f in fields(QuarantinedPlan))
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +268,29 @@ class StateDB:
         with self.transaction() as connection:
             first = connection.execute(select(func.min(job_run.c.started_at))).scalar()
         return _moment(first)
+
+    def quarantine_plan(self, plan: QuarantinedPlan) -> None:
+        """Record (or record again, with the newest reason) a quarantined plan."""
+        values = {name: getattr(plan, name) for name in _QUARANTINE_FIELDS}
+        values["quarantined_at"] = plan.quarantined_at.timestamp()
+        statement = sqlite_insert(quarantined_plan).values(**values)
+        with self.transaction() as connection:
+            connection.execute(
+                statement.on_conflict_do_update(index_elements=["plan_id"], set_=values)
+            )
+
+    def quarantined_plans(self) -> list[QuarantinedPlan]:
+        """Every quarantined plan, newest first."""
+        query = select(quarantined_plan).order_by(quarantined_plan.c.quarantined_at.desc())
+        with self.transaction() as connection:
+            rows = connection.execute(query).all()
+        return [
+            QuarantinedPlan(
+                **{name: getattr(row, name) for name in _QUARANTINE_FIELDS[:-1]},
+                quarantined_at=datetime.fromtimestamp(row.quarantined_at, tz=UTC),
+            )
+            for row in rows
+        ]
 
     def load_cursor(self, host: str) -> tuple[int, dict[str, Any]]:
         """The host's cursor document and its version (0 and an empty document at first)."""

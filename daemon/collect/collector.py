@@ -30,7 +30,7 @@ from datetime import datetime
 from pathlib import Path
 
 from dreamd.catalog import Catalog
-from dreamd.collect.cursordoc import export_cursor, import_cursor
+from dreamd.collect.cursordoc import CursorStore
 from dreamd.collect.cursorstate import (
     Cursor,
     Intent,
@@ -52,17 +52,17 @@ from dreamd.collect.cursorstate import (
     split_windows,
     window_key,
 )
-from dreamd.collect.plan import WritePlan, held_items, load_plan, make_plan, plant, save_plan
+from dreamd.collect.plan import WritePlan, held_items, make_plan, plant, save_plan
 from dreamd.collect.planted import PlantedItem, planted_item
-from dreamd.collect.reopen import finish_open_window
+from dreamd.collect.quarantine import PLAN_ERRORS, PlanQuarantined, held_sessions, quarantined
+from dreamd.collect.reopen import resume_open_window
 from dreamd.collect.signals import StopCollecting, WindowPending
-from dreamd.errors import SourceError
 from dreamd.fswrite import CrashPoint
 from dreamd.logs import get_logger
 from dreamd.readers import Conversation, Message
 from dreamd.selection import Selection, SelectionPolicy, damage_note, select
 from dreamd.sessioninfo import SessionInfo
-from dreamd.statedb import StateDB
+from dreamd.statedb import QuarantinedPlan, StateDB
 from dreamd.stores import MemoryItem, Store
 
 __all__ = ["CollectRequest", "CollectResult", "collect"]
@@ -128,27 +128,8 @@ class CollectResult:
     tokens_by_session: dict[str, int] = field(default_factory=dict)  # "tool:id" -> tokens
     stopped: str | None = None  # why the pass ended early, if it did
     planted_items: list[PlantedItem] = field(default_factory=list)  # each confirmed write
+    quarantined: list[QuarantinedPlan] = field(default_factory=list)  # plans set aside
     reconciled: list[str] = field(default_factory=list)  # stale plans closed, not reused
-
-
-class CursorStore:
-    """The host's cursor in the state DB, saved only over the version it was read at."""
-
-    def __init__(self, state: StateDB, machine: str) -> None:
-        self.state = state
-        self.machine = machine
-        self.version, document = state.load_cursor(machine)
-        self.cursor = import_cursor(document, machine)
-
-    def save(self, cursor: Cursor, now: datetime) -> None:
-        """Save, then read back and compare (a concurrent change raises ``Refused``)."""
-        document = export_cursor(cursor)
-        self.version = self.state.save_cursor(
-            self.machine, document, expected=self.version, now=now
-        )
-        if self.state.load_cursor(self.machine) != (self.version, document):
-            raise SourceError("the saved cursor did not read back as written")
-        self.cursor = cursor
 
 
 @dataclass
@@ -182,6 +163,13 @@ class _Pass:
 
     def save(self, cursor: Cursor) -> None:
         self.cursors.save(cursor, self.request.now)
+
+    def quarantine(self, stage: str, key: str, revision: str, wkey: str,
+                   error: BaseException, **where: str) -> PlanQuarantined:  # fmt: skip
+        """The signal that sets this window's plan aside (``quarantine``)."""
+        request = self.request
+        return quarantined(stage, key, revision, wkey, error, run_id=request.run_id,
+                           now=request.now, **where)  # fmt: skip
 
     def source(self, conversation: Conversation) -> str:
         """The session's provenance tag, as its items carry it (seed 002 phase 4)."""
@@ -224,7 +212,7 @@ def collect(
     others = [info for info in scan.sessions if not is_own_run(info.project)]
     selection = select(
         _held_for_review(others, cursors, result),
-        selection_view(cursors.cursor),
+        held_sessions(selection_view(cursors.cursor), state.quarantined_plans(), others),
         now=request.now,
         live_ids=request.live_ids,
         policy=request.policy,
@@ -256,6 +244,13 @@ def _take(run: _Pass, info: SessionInfo, stores_for: StoresFor) -> None:
         run.result.stopped = str(stop)
         run.result.partial.append(info.key)
         log.info("collect.stopping", reason=run.result.stopped)
+    except PlanQuarantined as why:  # this session alone: the run goes on with the next one
+        if not run.dry_run:
+            run.cursors.state.quarantine_plan(why.plan)
+        run.result.quarantined.append(why.plan)
+        run.result.blocked.append(f"{info.key}: unresolved: {why}")
+        log.warning("collect.plan.quarantined", session=info.key, plan=why.plan.plan_id,
+                    stage=why.plan.stage, reason=why.plan.reason)  # fmt: skip
 
 
 def is_own_run(project: str | None) -> bool:
@@ -394,7 +389,10 @@ def _plan_and_plant(
     (or, in a dry run, only listed). ``source`` is what the items were extracted from."""
     key = f"{conversation.tool}:{conversation.session_id}"
     held = None if run.dry_run else held_items(stores, run.source(conversation))
-    plan = make_plan(wkey, key, items, sorted(stores), held)
+    try:
+        plan = make_plan(wkey, key, items, sorted(stores), held)
+    except PLAN_ERRORS as error:  # text the plan cannot hold
+        raise run.quarantine("save", key, conversation.revision, wkey, error) from error
     if run.dry_run:
         run.result.would_plant.extend(items)
         return
@@ -438,7 +436,12 @@ def _plant_window(
     """Plan saved and read back, intent saved, plant once each, then checkpoint."""
     key = plan.session
     CRASH.tick()
-    save_plan(run.plans_dir, plan)
+    try:
+        save_plan(run.plans_dir, plan)
+    except PLAN_ERRORS as error:
+        raise run.quarantine(
+            "save", key, intent.revision, plan.window_key, error, plan_id=plan.plan_id
+        ) from error
     CRASH.tick()
     run.save(begin_window(run.cursors.cursor, key, intent))
     receipts, planted = [], []
@@ -464,13 +467,10 @@ def _plant_window(
 def _finish_open_window(
     run: _Pass, conversation: Conversation, key: str, stores: Mapping[str, Store]
 ) -> None:
-    """A window begun by a run that died is finished first (``reopen``): its plan replayed
-    while its source is unchanged, else reconciled without acknowledging a message."""
-    intent = run.cursors.cursor.state(key).intent
-    assert intent is not None
-    plan = load_plan(run.plans_dir / f"{intent.plan_id}.json")
-    done = finish_open_window(run.cursors.cursor, key, conversation, plan, stores)
-    run.save(done.cursor)
+    """A window begun by a run that died is finished first (``reopen``)."""
+    done = resume_open_window(
+        run.cursors.cursor, run.save, run.plans_dir, conversation, stores, run.quarantine
+    )
     if done.replayed:
         run.result.windows += 1
     else:

@@ -29,8 +29,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from dreamd.collect.cursorstate import Cursor, Intent, LegacyRecord, SessionState
+from dreamd.errors import SourceError
+from dreamd.statedb import StateDB
 
-__all__ = ["V2", "export_cursor", "import_cursor", "legacy_records", "legacy_time"]
+__all__ = ["V2", "CursorStore", "export_cursor", "import_cursor", "legacy_records", "legacy_time"]
 
 V2 = "collectorV2"
 
@@ -213,3 +215,23 @@ def _entry(state: SessionState, previous: Mapping[str, Any]) -> dict[str, Any]:
     if _state(previous) == state:
         return dict(previous)
     return entry
+
+
+class CursorStore:
+    """The host's cursor in the state DB, saved only over the version it was read at."""
+
+    def __init__(self, state: StateDB, machine: str) -> None:
+        self.state = state
+        self.machine = machine
+        self.version, document = state.load_cursor(machine)
+        self.cursor = import_cursor(document, machine)
+
+    def save(self, cursor: Cursor, now: datetime) -> None:
+        """Save, then read back and compare (a concurrent change raises ``Refused``)."""
+        document = export_cursor(cursor)
+        self.version = self.state.save_cursor(
+            self.machine, document, expected=self.version, now=now
+        )
+        if self.state.load_cursor(self.machine) != (self.version, document):
+            raise SourceError("the saved cursor did not read back as written")
+        self.cursor = cursor

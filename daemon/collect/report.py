@@ -67,8 +67,13 @@ def report_json(
             if oldest
             else None,
             "blocked": result.blocked
-            + [f"{d.session.key}: {d.reason}" for d in decisions if d.status == "unresolved"],
+            + [f"{d.session.key}: {d.reason}" for d in decisions if d.status == "unresolved"]
+            + [f"{d.session.key}: unresolved: {d.reason}" for d in decisions if d.status == "held"],
         },
+        "quarantined": [
+            {"session": q.session, "plan_id": q.plan_id, "stage": q.stage, "reason": q.reason}
+            for q in result.quarantined
+        ],
         "handoff": result.handoff,
         "tokens": result.tokens,
         "tokens_by_session": dict(sorted(result.tokens_by_session.items())),
