@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from dreamd.catalog import Catalog
 from dreamd.collect.cursordoc import CursorStore
@@ -52,8 +53,9 @@ from dreamd.collect.cursorstate import (
     split_windows,
     window_key,
 )
-from dreamd.collect.plan import WritePlan, held_items, make_plan, plant, save_plan
+from dreamd.collect.plan import WritePlan, make_plan, save_plan
 from dreamd.collect.planted import PlantedItem, planted_item
+from dreamd.collect.planting import StoresPending, plant_plan, tolerant_held
 from dreamd.collect.quarantine import PLAN_ERRORS, PlanQuarantined, held_sessions, quarantined
 from dreamd.collect.reopen import resume_open_window
 from dreamd.collect.signals import StopCollecting, WindowPending
@@ -86,7 +88,8 @@ FilterItem = Callable[[MemoryItem], tuple[MemoryItem | None, int]]
 #: Extracts the session-level items (seed 002 phase 3 step 3: events, once per session).
 ExtractSession = Callable[[Conversation, Sequence[Window]], Sequence[MemoryItem]]
 #: The stores a session's items go to, by store name.
-StoresFor = Callable[[Conversation], Mapping[str, Store]]
+StoreMap = Mapping[str, Store]
+StoresFor = Callable[[Conversation], StoreMap]
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +132,7 @@ class CollectResult:
     stopped: str | None = None  # why the pass ended early, if it did
     planted_items: list[PlantedItem] = field(default_factory=list)  # each confirmed write
     quarantined: list[QuarantinedPlan] = field(default_factory=list)  # plans set aside
+    pending_stores: list[dict[str, str]] = field(default_factory=list)  # session, store, reason
     reconciled: list[str] = field(default_factory=list)  # stale plans closed, not reused
 
 
@@ -164,12 +168,9 @@ class _Pass:
     def save(self, cursor: Cursor) -> None:
         self.cursors.save(cursor, self.request.now)
 
-    def quarantine(self, stage: str, key: str, revision: str, wkey: str,
-                   error: BaseException, **where: str) -> PlanQuarantined:  # fmt: skip
-        """The signal that sets this window's plan aside (``quarantine``)."""
-        request = self.request
-        return quarantined(stage, key, revision, wkey, error, run_id=request.run_id,
-                           now=request.now, **where)  # fmt: skip
+    def quarantine(self, *args: Any, **where: str) -> PlanQuarantined:
+        """The signal that sets this window's plan aside (``quarantine.quarantined``)."""
+        return quarantined(*args, run_id=self.request.run_id, now=self.request.now, **where)
 
     def source(self, conversation: Conversation) -> str:
         """The session's provenance tag, as its items carry it (seed 002 phase 4)."""
@@ -244,6 +245,9 @@ def _take(run: _Pass, info: SessionInfo, stores_for: StoresFor) -> None:
         run.result.stopped = str(stop)
         run.result.partial.append(info.key)
         log.info("collect.stopping", reason=run.result.stopped)
+    except StoresPending as why:  # the window waits for those stores; other sessions go on
+        run.result.pending_stores += why.entries()
+        run.result.blocked.append(f"{info.key}: unresolved: {why}")
     except PlanQuarantined as why:  # this session alone: the run goes on with the next one
         if not run.dry_run:
             run.cursors.state.quarantine_plan(why.plan)
@@ -338,7 +342,7 @@ def _collect_session(run: _Pass, conversation: Conversation, stores: Mapping[str
     if cursor is not run.cursors.cursor and not run.dry_run:
         run.save(cursor)
     if cursor.state(key).intent is not None and not run.dry_run:
-        _finish_open_window(run, conversation, key, stores)
+        _finish_open_window(run, conversation, stores)
     state = run.cursors.cursor.state(key) if not run.dry_run else cursor.state(key)
     pending = pending_messages(state, conversation.messages)
     windows = split_windows(conversation, pending, run.request.window_messages)
@@ -388,7 +392,7 @@ def _plan_and_plant(
     """The window's write plan against what the stores hold for the session; planted
     (or, in a dry run, only listed). ``source`` is what the items were extracted from."""
     key = f"{conversation.tool}:{conversation.session_id}"
-    held = None if run.dry_run else held_items(stores, run.source(conversation))
+    held = None if run.dry_run else tolerant_held(stores, run.source(conversation))
     try:
         plan = make_plan(wkey, key, items, sorted(stores), held)
     except PLAN_ERRORS as error:  # text the plan cannot hold
@@ -444,18 +448,19 @@ def _plant_window(
         ) from error
     CRASH.tick()
     run.save(begin_window(run.cursors.cursor, key, intent))
-    receipts, planted = [], []
-    for op in plan.operations:
-        CRASH.tick()
-        receipt = plant(stores[op.store], op)
-        receipts.append(receipt.op_key)
-        planted.append(planted_item(op.store, op.item, receipt, updated=op.target is not None))
+    planted = plant_plan(plan, stores, CRASH.tick)
     CRASH.tick()
-    result = run.result
-    result.planted_items += planted
-    result.planted.update(op.item.category for op in plan.operations if op.target is None)
-    result.updated.update(op.item.category for op in plan.operations if op.target is not None)
-    result.handoff += sum(op.target is None for op in plan.operations)
+    result, done = run.result, [op for op, _ in planted.done]
+    result.planted_items += [
+        planted_item(op.store, op.item, receipt, updated=op.target is not None)
+        for op, receipt in planted.done
+    ]
+    result.planted.update(op.item.category for op in done if op.target is None)
+    result.updated.update(op.item.category for op in done if op.target is not None)
+    result.handoff += sum(op.target is None for op in done)
+    if planted.failed:  # the intent stays open: the next run retries only those stores
+        raise StoresPending(key, plan.window_key, planted.failed)
+    receipts = planted.receipts
     checkpoint = checkpoint_window(
         run.cursors.cursor, key, window, receipts, window_key_=plan.window_key
     )
@@ -464,17 +469,12 @@ def _plant_window(
     log.info("collect.window.planted", session=key, items=len(plan.operations))
 
 
-def _finish_open_window(
-    run: _Pass, conversation: Conversation, key: str, stores: Mapping[str, Store]
-) -> None:
+def _finish_open_window(run: _Pass, conversation: Conversation, stores: StoreMap) -> None:
     """A window begun by a run that died is finished first (``reopen``)."""
-    done = resume_open_window(
-        run.cursors.cursor, run.save, run.plans_dir, conversation, stores, run.quarantine
-    )
-    if done.replayed:
-        run.result.windows += 1
-    else:
-        run.result.reconciled.append(done.note)
+    cursor = run.cursors.cursor
+    done = resume_open_window(cursor, run.save, run.plans_dir, conversation, stores, run.quarantine)
+    run.result.windows += done.replayed
+    run.result.reconciled += [done.note] if not done.replayed else []
 
 
 def _complete_if_stable(run: _Pass, conversation: Conversation, key: str) -> None:

@@ -23,7 +23,8 @@ from dreamd.collect.cursorstate import (
     reconcile_window,
     source_unchanged,
 )
-from dreamd.collect.plan import WritePlan, load_plan, plant, reconcile
+from dreamd.collect.plan import WritePlan, load_plan, reconcile
+from dreamd.collect.planting import STORE_FAILURES, StoresPending, plant_plan, reason_of
 from dreamd.collect.quarantine import PLAN_ERRORS, PlanQuarantined
 from dreamd.logs import get_logger
 from dreamd.readers import Conversation
@@ -70,7 +71,11 @@ def finish_open_window(
         raise ValueError(f"{key} has no open window")
     replayable(plan, intent, stores)
     if not source_unchanged(intent, conversation.messages):
-        found = reconcile(plan, stores)
+        try:
+            found = reconcile(plan, stores)
+        except STORE_FAILURES as error:  # absence cannot be confirmed: the window stays open
+            reason = f"its writes cannot be looked up: {reason_of(error)}"
+            raise StoresPending(key, plan.window_key, {"(reconcile)": reason}) from error
         receipts = [receipt.op_key for receipt in found.values() if receipt is not None]
         closed = reconcile_window(cursor, key, receipts)
         log.info(
@@ -85,7 +90,10 @@ def finish_open_window(
             f"({len(receipts)} of {len(plan.operations)} writes had been made)"
         )
         return Reopened(closed, False, note)
-    receipts = [plant(stores[op.store], op).op_key for op in plan.operations]
+    planted = plant_plan(plan, stores, lambda: None)
+    if planted.failed:
+        raise StoresPending(key, plan.window_key, planted.failed)
+    receipts = planted.receipts
     by_id = {m.id: m for m in conversation.messages}
     window = Window(tuple(by_id[mid] for mid in intent.message_ids if mid in by_id), "")
     done = checkpoint_window(cursor, key, window, receipts, window_key_=intent.window_key)

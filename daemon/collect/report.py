@@ -70,6 +70,7 @@ def report_json(
             + [f"{d.session.key}: {d.reason}" for d in decisions if d.status == "unresolved"]
             + [f"{d.session.key}: unresolved: {d.reason}" for d in decisions if d.status == "held"],
         },
+        "pending_stores": result.pending_stores,
         "quarantined": [
             {"session": q.session, "plan_id": q.plan_id, "stage": q.stage, "reason": q.reason}
             for q in result.quarantined
@@ -122,6 +123,10 @@ def report_text(document: dict[str, Any]) -> str:
         f"{'; '.join(backlog['blocked']) or 'none'}",
         *_legacy_lines(cursor),
         *(f"Reconciled: {entry}" for entry in cursor.get("reconciled") or ()),
+        *(
+            f"Store pending: {entry['store']} for {entry['session']}: {entry['reason']}"
+            for entry in document.get("pending_stores") or ()
+        ),
         f"Handoff: {document['handoff']} new items awaiting the gardener's validate gate",
         _tokens_line(document),
         *_drain_line(document),
