@@ -14,6 +14,7 @@ processes serialise instead of losing updates.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
@@ -56,7 +57,7 @@ __all__ = [
 ]
 
 #: The newest migration; ``open_state`` skips Alembic entirely when the file is at it.
-HEAD_REVISION = "0005"
+HEAD_REVISION = "0006"
 
 metadata = MetaData(
     naming_convention={
@@ -114,6 +115,7 @@ job_run = Table(
     Column("finished_at", Float),
     Column("outcome", String),
     Column("summary", Text, nullable=False, default="{}"),
+    Column("pid", Integer),
 )
 
 quarantined_plan = Table(
@@ -165,6 +167,7 @@ class JobRun:
     finished_at: datetime | None
     outcome: str | None
     summary: dict[str, Any]
+    pid: int | None = None  # the process that ran it (None: recorded before pids were kept)
 
 
 def create_state_engine(path: Path) -> Engine:
@@ -224,14 +227,23 @@ class StateDB:
                     )
                 )
 
-    def start_run(self, run_id: str, job: str, mode: str, now: datetime) -> None:
-        """Record that a job run started (its completion is recorded by ``finish_run``)."""
+    def start_run(
+        self, run_id: str, job: str, mode: str, now: datetime, *, pid: int | None = None
+    ) -> None:
+        """Record that a job run started in process ``pid`` (this one by default); its
+        completion is recorded by ``finish_run``."""
+        values = {"run_id": run_id, "job": job, "mode": mode, "started_at": now.timestamp()}
         with self.transaction() as connection:
             connection.execute(
-                job_run.insert().values(
-                    run_id=run_id, job=job, mode=mode, started_at=now.timestamp(), summary="{}"
-                )
+                job_run.insert().values(**values, summary="{}", pid=pid or os.getpid())
             )
+
+    def unfinished_runs(self) -> list[JobRun]:
+        """Every run with no finish recorded (running, or its process died), oldest first."""
+        query = select(job_run).where(job_run.c.finished_at.is_(None))
+        with self.transaction() as connection:
+            rows = connection.execute(query.order_by(job_run.c.started_at)).all()
+        return [_run_from_row(row) for row in rows]
 
     def finish_run(
         self, run_id: str, *, outcome: str, mode: str, summary: dict[str, Any], now: datetime
@@ -342,6 +354,7 @@ def _run_from_row(row: Any) -> JobRun:
         finished_at=_moment(row.finished_at),
         outcome=row.outcome,
         summary=msgspec.json.decode(row.summary or "{}"),
+        pid=row.pid,
     )
 
 

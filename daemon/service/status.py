@@ -22,6 +22,7 @@ from dreamd.dream.pending import pending_files
 from dreamd.dream.reporttext import apply_command
 from dreamd.jobs import live_ids_from_env, selection_policy
 from dreamd.lock import PIPELINE, holder
+from dreamd.runrecord import shown_outcome
 from dreamd.schedule import parse_schedule
 from dreamd.selection import SELECTABLE, select
 from dreamd.statedb import JobRun, QuarantinedPlan, StateDB
@@ -40,7 +41,7 @@ def _run_json(run: JobRun | None) -> dict[str, Any] | None:
         "mode": run.mode,
         "started_at": run.started_at.isoformat(),
         "finished_at": run.finished_at.isoformat() if run.finished_at else None,
-        "outcome": run.outcome or "running",
+        "outcome": shown_outcome(run),
         "summary": run.summary,
     }
 
