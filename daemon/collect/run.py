@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import datetime, tzinfo
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from dreamd.catalog import Catalog
 from dreamd.collect.budget import Deadline, budget_summary, lower_priority, run_budget, run_fields
 from dreamd.collect.collector import CollectRequest, CollectResult, collect
 from dreamd.collect.extraction import ExtractionRun
+from dreamd.collect.planting import STORE_FAILURES, Unavailable, reason_of
 from dreamd.collect.report import report_json, store_report
 from dreamd.config import Settings
 from dreamd.lock import pipeline_lock
@@ -151,10 +153,20 @@ def _shared_stores(settings: Settings, context: StoreContext) -> dict[str, Store
     shared: dict[str, Store] = {}
     for spec, table in settings.listed_stores():
         if not spec.per_project:
-            store = spec.adapter(table, context, create=True)
+            store = _opened(spec.name, partial(spec.adapter, table, context, create=True))
             if store is not None:
                 shared[spec.name] = store
     return shared
+
+
+def _opened(name: str, open_store: Callable[[], Store | None]) -> Store | None:
+    """The store, or one that fails every call with the reason it could not be opened
+    (issue 15 item 4: the windows that need it stay pending, everything else goes on)."""
+    try:
+        return open_store()
+    except STORE_FAILURES as error:
+        log.warning("collect.store.unavailable", store=name, reason=reason_of(error))
+        return Unavailable(name, reason_of(error))
 
 
 def _stores_for(
@@ -163,7 +175,11 @@ def _stores_for(
     """Every listed store one session's items go to, in ``collect.stores`` order."""
     stores: dict[str, Store] = {}
     for spec, table in settings.listed_stores():
-        store = spec.adapter(table, context, project, create=True) if spec.per_project else None
+        store = (
+            _opened(spec.name, partial(spec.adapter, table, context, project, create=True))
+            if spec.per_project
+            else None
+        )
         store = shared.get(spec.name) if store is None else store
         if store is not None:
             stores[spec.name] = store
