@@ -19,6 +19,7 @@ from dreamd.catalog import Catalog
 from dreamd.collect.budget import Deadline, budget_summary, lower_priority, run_budget, run_fields
 from dreamd.collect.collector import CollectRequest, CollectResult, collect
 from dreamd.collect.extraction import ExtractionRun
+from dreamd.collect.keyindex import StateKeyIndex
 from dreamd.collect.report import report_json, store_report
 from dreamd.config import Settings
 from dreamd.lock import pipeline_lock
@@ -61,7 +62,7 @@ def collect_job(
         collected=request.now.date(),
         path=settings.config_path,
     )
-    context = settings.store_context(env, home)
+    context = replace(settings.store_context(env, home), key_index=StateKeyIndex(state))
     shared = _shared_stores(settings, context)
     catalog = catalog or Catalog(state, settings.source_roots)
     lower_priority()
