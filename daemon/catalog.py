@@ -93,6 +93,12 @@ class Catalog:
         #: this); their sessions are reused instead of discovered again.
         self.unchanged: Callable[[], Collection[str]] = tuple
 
+    def cached(self) -> list[SessionInfo]:
+        """Every session the cache holds (loaded from the state DB once, then kept)."""
+        if self._index is None:
+            self._index = self.state.load_session_cache()
+        return list(self._index.values())
+
     def tools(self, only: str | None = None) -> list[str]:
         """Enabled tools, or just ``only`` if it is enabled."""
         return [tool for tool in self.source_roots if only is None or tool == only]

@@ -78,7 +78,7 @@ def collect_job(
     mode = "dry-run" if request.dry_run else "apply"
     try:
         with lock, recorded_run(state, request.run_id, "collect", mode, request.now) as record:
-            stores_for = _stores_finder(settings, state, context, shared)
+            stores_for = _stores_finder(settings, catalog, context, shared)
             extraction.wire(stores_for, settings.data_dir)
             result = collect(
                 request,
@@ -133,7 +133,7 @@ def _local_zone() -> tzinfo:
 
 
 def _stores_finder(
-    settings: Settings, state: StateDB, context: StoreContext, shared: Mapping[str, Store]
+    settings: Settings, catalog: Catalog, context: StoreContext, shared: Mapping[str, Store]
 ) -> Callable[[Conversation], dict[str, Store]]:
     """The stores each session's items go to; per-project stores are located after the scan,
     when the session cache knows every project's transcript folder."""
@@ -141,7 +141,7 @@ def _stores_finder(
 
     def stores_for(conversation: Conversation) -> dict[str, Store]:
         if not located:
-            located.append(replace(context, claude_projects=_project_folders(state)))
+            located.append(replace(context, claude_projects=_project_folders(catalog)))
         return _stores_for(settings, located[0], conversation.project, shared)
 
     return stores_for
@@ -178,10 +178,11 @@ def _close(store: Store) -> None:
         close()
 
 
-def _project_folders(state: StateDB) -> dict[str, Path]:
-    """Project path → Claude Code transcript folder, from the sessions that recorded them."""
+def _project_folders(catalog: Catalog) -> dict[str, Path]:
+    """Project path → Claude Code transcript folder, from the sessions that recorded them
+    (the catalog's cache as its scan left it: not loaded from the state DB again)."""
     folders: dict[str, Path] = {}
-    for info in state.load_session_cache().values():
+    for info in catalog.cached():
         if info.tool == "claude-code" and info.project:
             folders.setdefault(info.project, Path(info.path).parent)
     return folders

@@ -180,7 +180,8 @@ def test_a_lying_index_entry_is_never_trusted(folder: Path) -> None:
     index = MemoryKeyIndex()
     store = ClaudeMemoryStore(folder, index=index)
     status = (folder / "user_role.md").stat()
-    index.update(store.name, {"user_role.md": (ItemVersion.of(status), frozenset({"op-x"}), "")}, ())
+    lie = (ItemVersion.of(status), frozenset({"op-x"}), "")
+    index.update(store.name, {"user_role.md": lie}, ())
     assert store.find("op-x") is None
 
 
