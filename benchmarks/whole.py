@@ -370,8 +370,9 @@ def _collect_once(template: Path, scratch: Path, extra: str = "", *, warm: bool 
     """CPU seconds of one ``collect --budget 3`` in a fresh copy of ``template``.
 
     ``warm``: an untimed ``collect --budget 3`` runs first in the copy, so the
-    state DB knows the store's files as it does on a user's machine (a copy
-    gives every file a new inode, which the key index rightly does not trust).
+    state DB knows the sessions and the store's files as it does on a user's
+    machine, where the previous collect (or the service's scan) ran (a copy
+    gives every file a new inode, which neither cache rightly trusts).
     """
     shutil.rmtree(scratch, ignore_errors=True)
     shutil.copytree(template, scratch, symlinks=True)
@@ -393,8 +394,8 @@ def collect_rows(root: Path, sessions: int, rounds: int, *, postgres: bool) -> l
         rounds,
         lambda: _collect_once(big, scratch, warm=True),
         lambda: _collect_once(empty, scratch, warm=True),
-        lambda: _collect_once(backlog, scratch),
-        lambda: _collect_once(small, scratch),
+        lambda: _collect_once(backlog, scratch, warm=True),
+        lambda: _collect_once(small, scratch, warm=True),
     )
     rows = [
         Row(
@@ -420,9 +421,9 @@ def collect_rows(root: Path, sessions: int, rounds: int, *, postgres: bool) -> l
 def _postgres_row(empty: Path, scratch: Path, rounds: int) -> Row:
     def into_postgres() -> float:
         _drop_tables()
-        return _collect_once(empty, scratch, f'[stores.sql]\nurl = "{PG_URL}"\n')
+        return _collect_once(empty, scratch, f'[stores.sql]\nurl = "{PG_URL}"\n', warm=True)
 
-    pg, lite = interleaved(rounds, into_postgres, lambda: _collect_once(empty, scratch))
+    pg, lite = interleaved(rounds, into_postgres, lambda: _collect_once(empty, scratch, warm=True))
     return Row("collect, postgres", pg, lite, "<= 1.3x SQLite", pg <= 1.3 * lite)
 
 

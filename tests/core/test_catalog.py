@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import time
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dreamd.catalog import Catalog
+from dreamd.catalog import Catalog, read_safely
 from dreamd.errors import NotFound
 from dreamd.readers import READERS, Conversation, SessionRef, Unresolved
 from dreamd.statedb import StateDB, open_state
@@ -262,3 +263,23 @@ def test_a_session_never_scanned_is_still_read(state: StateDB, isolated_home: Pa
     write_claude(isolated_home, "s1", ["hi"])
     catalog, _ = counting_catalog(state, isolated_home)
     assert len(catalog.read("claude-code", "s1").messages) == 2
+
+
+def test_a_read_leaves_the_cycle_collector_as_it_found_it(
+    state: StateDB, isolated_home: Path
+) -> None:
+    """Paused during a read (even one that raises), on again after; off stays off."""
+    write_claude(isolated_home, "s1", ["hi"])
+    ref = next(iter(READERS["claude-code"].discover(isolated_home / ".claude" / "projects")))
+    assert isinstance(ref, SessionRef)
+    assert gc.isenabled()
+    assert isinstance(read_safely(ExplodingReader(), ref), Unresolved)
+    assert gc.isenabled()
+    assert isinstance(read_safely(READERS["claude-code"], ref), Conversation)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        read_safely(READERS["claude-code"], ref)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
