@@ -31,7 +31,8 @@ Start-up is measured the way users' machines run it: with bytecode cached
 (``PYTHONDONTWRITEBYTECODE`` unset, the package compiled once first). CPU
 times are the children's user + system time. ``--growth`` also prints how the
 dream's time grows from 1,000 to 30,000 memory files and a rescan's and a
-collect's from 100 to 10,000 sessions, with the fitted exponent.
+collect's from 100 to 10,000 sessions, with the fitted exponent (only for the rows
+``--only`` names).
 """
 
 from __future__ import annotations
@@ -479,28 +480,38 @@ def exponent(sizes: Sequence[int], seconds: Sequence[float]) -> float:
     return num / sum((x - mean_x) ** 2 for x in xs)
 
 
-def growth(root: Path, rounds: int) -> list[str]:
+def growth(root: Path, rounds: int, wanted: set[str]) -> list[str]:
+    """Growth lines for the wanted rows: the dream over memory files; a rescan and a collect
+    (warm, as after the previous one) over sessions."""
     lines = []
-    sizes = [1000, 3000, 10000, 30000]
-    times = []
-    for files in sizes:
-        env = environment(memory_home(root, files))
-        (seconds,) = interleaved(rounds, lambda env=env: dreamd(env, "dream", "--dry-run"))
-        times.append(seconds)
-    lines.append(_growth_line("dream dry run, memory files", sizes, times))
+    if "dream" in wanted:
+        sizes = [1000, 3000, 10000, 30000]
+        times = []
+        for files in sizes:
+            env = environment(memory_home(root, files))
+            (seconds,) = interleaved(rounds, lambda env=env: dreamd(env, "dream", "--dry-run"))
+            times.append(seconds)
+        lines.append(_growth_line("dream dry run, memory files", sizes, times))
     counts = [100, 1000, 10000]
     rescans, collects = [], []
     for count in counts:
-        home = session_home(root, f"sessions-{count}", count)
-        env = environment(home)
-        dreamd(env, "sources", "list", "--json")
-        (seconds,) = interleaved(rounds, lambda env=env: dreamd(env, "sources", "list", "--json"))
-        rescans.append(seconds)
-        template = collect_home(root, f"collect-{count}", items=0, waiting=count)
-        (cpu,) = interleaved(rounds, lambda t=template: _collect_once(t, root / "scratch"))
-        collects.append(cpu)
-    lines.append(_growth_line("rescan, sessions", counts, rescans))
-    lines.append(_growth_line("collect (3 taken), sessions waiting", counts, collects))
+        if "scan" in wanted:
+            env = environment(session_home(root, f"sessions-{count}", count))
+            dreamd(env, "sources", "list", "--json")
+            (seconds,) = interleaved(
+                rounds, lambda env=env: dreamd(env, "sources", "list", "--json")
+            )
+            rescans.append(seconds)
+        if "collect" in wanted:
+            template = collect_home(root, f"collect-{count}", items=0, waiting=count)
+            (cpu,) = interleaved(
+                rounds, lambda t=template: _collect_once(t, root / "scratch", warm=True)
+            )
+            collects.append(cpu)
+    if rescans:
+        lines.append(_growth_line("rescan, sessions", counts, rescans))
+    if collects:
+        lines.append(_growth_line("collect (3 taken), sessions waiting", counts, collects))
     return lines
 
 
@@ -534,7 +545,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", type=Path, help="generate into DIR and keep it (reused)")
     parser.add_argument("--only", nargs="*", help="rows to run: startup scan service show "
                         "dream collect postgres idle")  # fmt: skip
-    parser.add_argument("--growth", action="store_true", help="also print the growth exponents")
+    parser.add_argument("--growth", action="store_true", help="also print the growth exponents "
+                        "(of the rows --only names)")  # fmt: skip
     args = parser.parse_args(argv)
     wanted = set(
         args.only or ["startup", "scan", "service", "show", "dream", "collect", "postgres", "idle"]
@@ -569,7 +581,7 @@ def main(argv: list[str] | None = None) -> int:
             print(row.line())
         if args.growth:
             print()
-            for line in growth(root, max(1, args.rounds // 2)):
+            for line in growth(root, max(1, args.rounds // 2), wanted):
                 print(line)
     finally:
         if args.keep is None:
