@@ -16,8 +16,10 @@ Rules (seed 002 phase 4, SPEC "Stores", issue 4 item 4):
   body is the memory itself, with its ``**Why:**`` and ``**How to apply:**``
   lines where the conversation gave them. Every field round-trips exactly;
   ``write`` checks that before it writes.
-- The operation key lives only in the file, so the files are the index:
+- The operation key lives only in the file, so the files are the truth:
   ``find`` reads front matter and nothing can disagree with it after a crash.
+  The key index (``_keyindex``) only spares re-reading files whose version
+  (inode, size, mtime, ctime) it has seen; a hit is confirmed in the file.
   Temp files (hidden, ``.tmp``) are never items, whatever they hold.
 - The file name is ``<type>_<short slug>.md`` (the folder's convention, whose
   prefix the dream's index budget reads): the first ``SHORT_SLUG_WORDS``
