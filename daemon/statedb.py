@@ -51,13 +51,14 @@ from dreamd.sqlite import tune_for_writers
 __all__ = [
     "HEAD_REVISION",
     "JobRun",
+    "KeyRow",
     "QuarantinedPlan",
     "StateDB",
     "open_state",
 ]
 
 #: The newest migration; ``open_state`` skips Alembic entirely when the file is at it.
-HEAD_REVISION = "0006"
+HEAD_REVISION = "0007"
 
 metadata = MetaData(
     naming_convention={
@@ -132,7 +133,22 @@ quarantined_plan = Table(
     Column("quarantined_at", Float, nullable=False),
 )
 
+store_key_index = Table(
+    "store_key_index",
+    metadata,
+    Column("store", Text, primary_key=True),
+    Column("location", Text, primary_key=True),
+    Column("inode", Integer, nullable=False),
+    Column("size", Integer, nullable=False),
+    Column("mtime_ns", Integer, nullable=False),
+    Column("ctime_ns", Integer, nullable=False),
+    Column("keys", Text, nullable=False),
+    Column("source", Text, nullable=False),
+)
+
 CacheKey = tuple[str, str, str]
+#: (location, inode, size, mtime_ns, ctime_ns, keys, source): one file of a store's key index.
+KeyRow = tuple[str, int, int, int, int, tuple[str, ...], str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,6 +241,38 @@ class StateDB:
                             session_cache.c.tool, session_cache.c.path, session_cache.c.locator
                         ).in_(chunk)
                     )
+                )
+
+    def load_key_index(self, store: str) -> list[KeyRow]:
+        """The key index of one store: which keys each file held at which version."""
+        columns = [store_key_index.c[name] for name in _KEY_COLUMNS]
+        query = select(*columns).where(store_key_index.c.store == store)
+        with self.transaction() as connection:
+            rows = connection.execute(query).all()
+        return [(*row[:5], tuple(msgspec.json.decode(row[5])), row[6]) for row in rows]
+
+    def save_key_index(self, store: str, changed: Iterable[KeyRow], gone: Iterable[str]) -> None:
+        """Insert or replace ``changed`` and drop the ``gone`` locations, in one transaction."""
+        rows = [
+            {**dict(zip(_KEY_COLUMNS[:5], row[:5], strict=True)), "store": store,
+             "keys": msgspec.json.encode(sorted(row[5])).decode(), "source": row[6]}
+            for row in changed
+        ]  # fmt: skip
+        dropped = list(gone)
+        statement = sqlite_insert(store_key_index)
+        updates = {name: statement.excluded[name] for name in _KEY_COLUMNS[1:]}
+        with self.transaction() as connection:
+            for start in range(0, len(dropped), 500):
+                where = store_key_index.c.location.in_(dropped[start : start + 500])
+                connection.execute(
+                    delete(store_key_index).where(store_key_index.c.store == store, where)
+                )
+            if rows:
+                connection.execute(
+                    statement.on_conflict_do_update(
+                        index_elements=["store", "location"], set_=updates
+                    ),
+                    rows,
                 )
 
     def start_run(
@@ -440,6 +488,9 @@ def _row_from_info(info: SessionInfo, now: datetime) -> Mapping[str, Any]:
         "damaged_lines": ",".join(map(str, info.damaged_lines)) or None,
         "notes": msgspec.json.encode(list(info.notes)).decode() if info.notes else None,
     }
+
+
+_KEY_COLUMNS = ("location", "inode", "size", "mtime_ns", "ctime_ns", "keys", "source")
 
 
 def open_state(path: Path) -> StateDB:

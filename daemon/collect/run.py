@@ -20,6 +20,7 @@ from dreamd.catalog import Catalog
 from dreamd.collect.budget import Deadline, budget_summary, lower_priority, run_budget, run_fields
 from dreamd.collect.collector import CollectRequest, CollectResult, collect
 from dreamd.collect.extraction import ExtractionRun
+from dreamd.collect.keyindex import StateKeyIndex
 from dreamd.collect.planting import STORE_FAILURES, Unavailable, reason_of
 from dreamd.collect.report import report_json, store_report
 from dreamd.config import Settings
@@ -63,7 +64,7 @@ def collect_job(
         collected=request.now.date(),
         path=settings.config_path,
     )
-    context = settings.store_context(env, home)
+    context = replace(settings.store_context(env, home), key_index=StateKeyIndex(state))
     shared = _shared_stores(settings, context)
     catalog = catalog or Catalog(state, settings.source_roots)
     lower_priority()
@@ -79,7 +80,7 @@ def collect_job(
     mode = "dry-run" if request.dry_run else "apply"
     try:
         with lock, recorded_run(state, request.run_id, "collect", mode, request.now) as record:
-            stores_for = _stores_finder(settings, state, context, shared)
+            stores_for = _stores_finder(settings, catalog, context, shared)
             extraction.wire(stores_for, settings.data_dir)
             result = collect(
                 request,
@@ -134,7 +135,7 @@ def _local_zone() -> tzinfo:
 
 
 def _stores_finder(
-    settings: Settings, state: StateDB, context: StoreContext, shared: Mapping[str, Store]
+    settings: Settings, catalog: Catalog, context: StoreContext, shared: Mapping[str, Store]
 ) -> Callable[[Conversation], dict[str, Store]]:
     """The stores each session's items go to; per-project stores are located after the scan,
     when the session cache knows every project's transcript folder."""
@@ -142,7 +143,7 @@ def _stores_finder(
 
     def stores_for(conversation: Conversation) -> dict[str, Store]:
         if not located:
-            located.append(replace(context, claude_projects=_project_folders(state)))
+            located.append(replace(context, claude_projects=_project_folders(catalog)))
         return _stores_for(settings, located[0], conversation.project, shared)
 
     return stores_for
@@ -193,10 +194,11 @@ def _close(store: Store) -> None:
         close()
 
 
-def _project_folders(state: StateDB) -> dict[str, Path]:
-    """Project path → Claude Code transcript folder, from the sessions that recorded them."""
+def _project_folders(catalog: Catalog) -> dict[str, Path]:
+    """Project path → Claude Code transcript folder, from the sessions that recorded them
+    (the catalog's cache as its scan left it: not loaded from the state DB again)."""
     folders: dict[str, Path] = {}
-    for info in state.load_session_cache().values():
+    for info in catalog.cached():
         if info.tool == "claude-code" and info.project:
             folders.setdefault(info.project, Path(info.path).parent)
     return folders
