@@ -129,6 +129,9 @@ class ServiceConfig(_Table):
     log_file: str = ""
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     jitter_seconds: int = 0  # scheduled runs start up to this much later, at random
+    #: A job without progress this long is stuck: the watchdog pings stop, systemd restarts
+    #: the service. Unset: 900, or the extractor's longest call plus 60 if that is longer.
+    stall_seconds: int | None = None
 
 
 class McpConfig(_Table):
@@ -160,6 +163,7 @@ _RANGES: tuple[tuple[str, int, int | None], ...] = (
     ("dream.index_budget_bytes", 1024, None),
     ("dream.max_unattended_moves", 0, None),
     ("service.jitter_seconds", 0, 3600),
+    ("service.stall_seconds", 1, None),
 )
 
 

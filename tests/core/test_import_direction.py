@@ -46,6 +46,7 @@ CORE = (
     "dreamd.runrecord",
     "dreamd.schedule",
     "dreamd.prompts",
+    "dreamd.progress",
 )
 
 #: (module prefix, what it may import besides itself and ``BASE``), most specific first.
@@ -66,6 +67,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("dreamd.schedule", ()),
     ("dreamd.logs", ()),
     ("dreamd.lock", ()),
+    ("dreamd.progress", ()),
     ("dreamd.migrations", ()),
     (
         "dreamd.statedb",
