@@ -191,7 +191,8 @@ def run_dream(
     """
     settings = context.settings
     scanned = progress or counter(request.progress, "reading sessions")
-    (context.catalog or Catalog(context.state, settings.source_roots)).scan(progress=scanned)
+    catalog = context.catalog or Catalog(context.state, settings.source_roots, settings.readers)
+    catalog.scan(progress=scanned)
     lock = pipeline_lock(settings.data_dir, "dream")
     lock.acquire(wait=context.lock_wait, cancelled=waiting(context.cancelled, request.progress))
     stores = _gated(context)

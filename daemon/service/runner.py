@@ -116,7 +116,7 @@ class Service:
         self.stop_requested = threading.Event()
         self.notifier = Notifier.from_env(env)
         self.heartbeat = Heartbeat()  # the running job's progress, for systemd
-        self.catalog = Catalog(state, settings.source_roots)
+        self.catalog = Catalog(state, settings.source_roots, settings.readers)
         self.context = JobContext(
             settings,
             state,
