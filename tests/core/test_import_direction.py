@@ -80,6 +80,11 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("dreamd.dream", ("dreamd.readers", "dreamd.stores", *CORE)),
     ("dreamd.jobs", ("dreamd.collect", "dreamd.dream", "dreamd.stores", "dreamd.readers", *CORE)),
     ("dreamd.render", ("dreamd.readers", *CORE)),
+    # dreamd doctor: reads the settings, the stores' schema and the service files; runs no job.
+    (
+        "dreamd.service.doctor",
+        ("dreamd.service", "dreamd.collect", "dreamd.stores", "dreamd.readers", *CORE),
+    ),
     (
         "dreamd.service",
         ("dreamd.jobs", "dreamd.collect", "dreamd.dream", "dreamd.stores", "dreamd.readers", *CORE),
