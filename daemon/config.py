@@ -12,9 +12,10 @@ from __future__ import annotations
 import os
 import re
 import socket
+import sys
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, TypeVar
 
@@ -22,7 +23,8 @@ import msgspec
 import platformdirs
 
 from dreamd.errors import ConfigError
-from dreamd.readers import READERS
+from dreamd.readers import READERS, Reader
+from dreamd.readers.aider import configured_reader
 from dreamd.stores.registry import STORES, StoreContext, StoreSpec, StoreTable
 
 __all__ = [
@@ -36,6 +38,8 @@ __all__ = [
     "SourceConfig",
     "load_settings",
     "parse_config",
+    "resolve_readers",
+    "under_launchd",
 ]
 
 APP = "dreamd"
@@ -129,6 +133,9 @@ class ServiceConfig(_Table):
     log_file: str = ""
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     jitter_seconds: int = 0  # scheduled runs start up to this much later, at random
+    #: A job without progress this long is stuck: the watchdog pings stop, systemd restarts
+    #: the service. Unset: 900, or the extractor's longest call plus 60 if that is longer.
+    stall_seconds: int | None = None
 
 
 class McpConfig(_Table):
@@ -160,6 +167,7 @@ _RANGES: tuple[tuple[str, int, int | None], ...] = (
     ("dream.index_budget_bytes", 1024, None),
     ("dream.max_unattended_moves", 0, None),
     ("service.jitter_seconds", 0, 3600),
+    ("service.stall_seconds", 1, None),
 )
 
 
@@ -332,6 +340,8 @@ class Settings:
     machine: str
     source_roots: Mapping[str, tuple[Path, ...]]
     home: Path | None = None  # the home ``~`` in settings means (None: the process's)
+    #: The readers as this process must use them (Aider's fenced under launchd on macOS).
+    readers: Mapping[str, Reader] = field(default_factory=lambda: READERS)
 
     @property
     def state_db(self) -> Path:
@@ -376,7 +386,29 @@ def load_settings(
         machine=config.machine or socket.gethostname().split(".")[0] or "localhost",
         source_roots=resolve_source_roots(config, env, home),
         home=home,
+        readers=resolve_readers(config, env, home, sys.platform),
     )
+
+
+#: The launchd label of the agent ``dreamd install-service`` writes (``dreamd.service``).
+_LAUNCHD_LABEL = "dev.dreamd.agent"
+
+
+def under_launchd(env: Mapping[str, str]) -> bool:
+    """Whether this process is the launchd agent: its plist sets ``DREAMD_SERVICE=launchd``
+    (launchd itself sets ``XPC_SERVICE_NAME`` to the label, for agents written before)."""
+    return env.get("DREAMD_SERVICE") == "launchd" or env.get("XPC_SERVICE_NAME") == _LAUNCHD_LABEL
+
+
+def resolve_readers(
+    config: Config, env: Mapping[str, str], home: Path, platform: str
+) -> dict[str, Reader]:
+    """``READERS``, with Aider's kept out of the folders macOS guards under launchd."""
+    source = config.sources.get("aider", SourceConfig())
+    configured = [source.root] if source.root is not None else source.roots
+    roots = None if configured is None else [_expand(entry, home) for entry in configured]
+    aider = configured_reader(platform, under_launchd(env), roots, home)
+    return {**READERS, "aider": aider} if "aider" in READERS else dict(READERS)
 
 
 def _read_config(path: Path, *, must_exist: bool) -> Config:

@@ -26,6 +26,7 @@ from dreamd.dream.run import DreamOutcome, dream_job, undo_job
 from dreamd.dream.stores import GatedStore, close_stores, gated_stores
 from dreamd.lock import pipeline_lock
 from dreamd.privacy import ProjectExclusion
+from dreamd.progress import NO_PROGRESS, JobProgress, counter
 from dreamd.selection import SelectionPolicy
 from dreamd.statedb import StateDB
 
@@ -38,6 +39,7 @@ __all__ = [
     "run_collect",
     "run_dream",
     "undo_dream",
+    "waiting",
 ]
 
 
@@ -77,6 +79,7 @@ def collect_request(
     live: frozenset[str] = frozenset(),
     dry_run: bool = False,
     stop: Callable[[], bool] = lambda: False,
+    progress: JobProgress = NO_PROGRESS,
 ) -> CollectRequest:
     """A collector pass as configured, with the command line's or the service's overrides."""
     return CollectRequest(
@@ -88,6 +91,7 @@ def collect_request(
         live_ids=live_ids_from_env(env) | live,
         dry_run=dry_run,
         stop=stop,
+        progress=progress,
     )
 
 
@@ -100,6 +104,7 @@ def dream_request(
     apply_pending: bool = False,
     roots: tuple[Path, ...] = (),
     scheduled: bool = False,
+    progress: JobProgress = NO_PROGRESS,
 ) -> DreamRequest:
     """A dream run as configured (``mode = "propose"`` makes every run a dry run).
 
@@ -117,6 +122,7 @@ def dream_request(
         run_id=new_run_id(),
         scheduled=scheduled,
         max_unattended_moves=configured.max_unattended_moves,
+        progress=progress,
     )
 
 
@@ -153,9 +159,23 @@ def run_collect(
         home=context.home,
         catalog=context.catalog,
         lock_wait=context.lock_wait,
-        cancelled=context.cancelled,
+        cancelled=waiting(context.cancelled, request.progress),
         clock=context.monotonic,
     )
+
+
+def waiting(cancelled: Callable[[], bool], progress: JobProgress) -> Callable[[], bool]:
+    """``cancelled``, which also tells ``progress`` that the job waits for the pipeline lock.
+
+    The lock asks it at every poll: a job waiting for a run started by hand is
+    not stuck (the wait has its own limit, ``lock_wait``).
+    """
+
+    def asked() -> bool:
+        progress("waiting for a run started by hand", 0, 0)
+        return cancelled()
+
+    return asked
 
 
 def run_dream(
@@ -170,9 +190,11 @@ def run_dream(
     dream checks; the scan first reads only the sessions that changed.
     """
     settings = context.settings
-    (context.catalog or Catalog(context.state, settings.source_roots)).scan(progress=progress)
+    scanned = progress or counter(request.progress, "reading sessions")
+    catalog = context.catalog or Catalog(context.state, settings.source_roots, settings.readers)
+    catalog.scan(progress=scanned)
     lock = pipeline_lock(settings.data_dir, "dream")
-    lock.acquire(wait=context.lock_wait, cancelled=context.cancelled)
+    lock.acquire(wait=context.lock_wait, cancelled=waiting(context.cancelled, request.progress))
     stores = _gated(context)
     try:
         with lock:

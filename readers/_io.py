@@ -14,7 +14,7 @@ import errno
 import os
 import sqlite3
 import stat
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Collection, Generator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
@@ -203,6 +203,7 @@ def walk_files(
     max_depth: int,
     prune: Callable[[str], bool] = lambda name: False,
     report_unlistable: bool = False,
+    skip: Collection[Path] = (),
 ) -> Iterator[Found]:
     """Yield files under ``root`` whose name ``accept``s, at most ``max_depth`` deep.
 
@@ -213,11 +214,15 @@ def walk_files(
     UTF-8 is yielded with its error so that it can be reported rather than
     silently skipped. With ``report_unlistable``, so is a folder that cannot
     be listed (``cannot list folder: ...``). Directories named so that
-    ``prune`` is true are not entered. A missing root yields nothing. Files
-    come in the directories' own order.
+    ``prune`` is true are not entered, nor are the folders in ``skip``, by
+    whatever path (symlinks included: they are told by device and inode, and
+    only stat'ed, never listed). A missing root yields nothing. Files come in
+    the directories' own order.
     """
     unlistable = _unlistable_found if report_unlistable else None
-    return walk(root, accept, Found, max_depth=max_depth, prune=prune, unlistable=unlistable)
+    return walk(
+        root, accept, Found, max_depth=max_depth, prune=prune, unlistable=unlistable, skip=skip
+    )
 
 
 def _unlistable_found(location: str, reason: str) -> Found:
@@ -237,6 +242,7 @@ def walk(
     max_depth: int,
     prune: Callable[[str], bool] = lambda name: False,
     unlistable: Unlistable[T] | None = None,
+    skip: Collection[Path] = (),
 ) -> Iterator[T]:
     """``walk_files`` building each item with ``make`` (None skips the file).
 
@@ -250,7 +256,8 @@ def walk(
         root_stat = os.stat(root)
     except OSError:
         return
-    seen: set[tuple[int, int]] = {(root_stat.st_dev, root_stat.st_ino)}
+    # A folder to skip counts as entered already: no path leads into it.
+    seen: set[tuple[int, int]] = {(root_stat.st_dev, root_stat.st_ino)} | _identities(skip)
     pending: list[tuple[str, int]] = [(os.fspath(root), max_depth)]
     while pending:
         directory, depth = pending.pop()
@@ -263,6 +270,18 @@ def walk(
             if (st.st_dev, st.st_ino) not in seen:
                 seen.add((st.st_dev, st.st_ino))
                 pending.append((subdir, depth - 1))
+
+
+def _identities(folders: Collection[Path]) -> set[tuple[int, int]]:
+    """Device and inode of each folder that exists (a ``stat``; nothing is listed)."""
+    found: set[tuple[int, int]] = set()
+    for folder in folders:
+        try:
+            st = os.stat(folder)
+        except OSError:
+            continue
+        found.add((st.st_dev, st.st_ino))
+    return found
 
 
 def _scan_directory(

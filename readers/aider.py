@@ -8,6 +8,12 @@ generated folders pruned, plus the file named by ``AIDER_CHAT_HISTORY_FILE``;
 ``history_files_in`` finds the files of project folders learned from other
 tools. A root may be a folder or a history file.
 
+Under launchd on macOS the walk never enters ``~/Desktop``, ``~/Documents``
+or ``~/Downloads`` unless the user configured them as roots: macOS asks the
+user before a background process reads them (``privacy_fence``, a pure
+function of platform, launchd and the configured roots; the reader a
+configuration gets is ``configured_reader``).
+
 The log format is parsed by ``dreamd.readers._aider_history`` (chats,
 records, conversations), ``_aider_input`` (commands and input that is not a
 prompt) and ``_aider_replies`` (edit blocks, reply cleaning); the names this
@@ -31,7 +37,8 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from ._aider_history import (
@@ -54,18 +61,22 @@ from ._model import Conversation, FileVersion, SessionRef, Unresolved
 __all__ = [
     "HISTORY_ENV",
     "HISTORY_NAME",
+    "PRIVACY_FOLDERS",
     "READER",
     "AiderReader",
     "Chat",
+    "PrivacyFence",
     "Record",
     "chat_started_at",
     "clean_reply",
     "command_prompt",
+    "configured_reader",
     "find_chats",
     "history_files_in",
     "is_confirm_answer",
     "launched_by_program",
     "legacy_session_id",
+    "privacy_fence",
     "project_relative_path",
     "session_id",
     "split_records",
@@ -85,6 +96,46 @@ _PRUNED_NAMES = (
     " target vendor Pods DerivedData Library Applications snap Music Movies Pictures Videos"
 )
 _PRUNED = frozenset(_PRUNED_NAMES.split())
+#: Folders of HOME that macOS guards with a privacy prompt when a background process reads them.
+PRIVACY_FOLDERS = ("Desktop", "Documents", "Downloads")
+
+
+@dataclass(frozen=True, slots=True)
+class PrivacyFence:
+    """Folders the walk never enters, and the configured roots that are let in all the same."""
+
+    skipped: frozenset[Path] = frozenset()
+    configured: tuple[Path, ...] = ()
+
+    def keeps_out(self, path: Path) -> bool:
+        """Whether ``path`` lies in a skipped folder, outside the roots configured inside it."""
+        for folder in self.skipped:
+            if _inside(path, folder):
+                return not any(
+                    _inside(path, root) and _inside(root, folder) for root in self.configured
+                )
+        return False
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def privacy_fence(
+    platform: str, under_launchd: bool, configured: Sequence[Path] | None, home: Path
+) -> PrivacyFence:
+    """What the Aider scan keeps out of: on macOS under launchd, ``PRIVACY_FOLDERS`` of
+    ``home`` that are not themselves configured roots; elsewhere, nothing.
+
+    ``configured``: the roots of ``[sources.aider]`` (``None``: the defaults). A
+    configured folder inside a guarded one is walked as its own root, and project
+    folders inside it are looked at; the rest of the guarded folder is not.
+    """
+    if platform != "darwin" or not under_launchd:
+        return PrivacyFence()
+    chosen = tuple(Path(root) for root in configured or ())
+    guarded = (home / name for name in PRIVACY_FOLDERS)
+    return PrivacyFence(frozenset(p for p in guarded if p not in chosen), chosen)
 
 
 # --------------------------------------------------------------------------- discovery
@@ -243,10 +294,21 @@ def _env_history_file(env: Mapping[str, str], home: Path) -> Path | None:
 # --------------------------------------------------------------------------- reader
 
 
+def configured_reader(
+    platform: str, under_launchd: bool, configured: Sequence[Path] | None, home: Path
+) -> AiderReader:
+    """The reader for one configuration and process (see ``privacy_fence``)."""
+    fence = privacy_fence(platform, under_launchd, configured, home)
+    return READER if fence == PrivacyFence() else AiderReader(fence)
+
+
 class AiderReader:
-    """Reads Aider chats out of ``.aider.chat.history.md`` files."""
+    """Reads Aider chats out of ``.aider.chat.history.md`` files, outside ``fence``."""
 
     tool = TOOL
+
+    def __init__(self, fence: PrivacyFence = PrivacyFence()) -> None:
+        self.fence = fence
 
     def default_roots(self, env: Mapping[str, str], home: Path) -> tuple[Path, ...]:
         """HOME (walked ``HOME_DEPTH`` deep) and the file ``AIDER_CHAT_HISTORY_FILE`` names."""
@@ -265,7 +327,9 @@ class AiderReader:
         if not stat.S_ISDIR(mode):
             yield from _refs_in_file(root)
             return
-        for found in walk_files(root, _is_history_name, max_depth=HOME_DEPTH, prune=_prune):
+        skip = self.fence.skipped
+        walked = walk_files(root, _is_history_name, max_depth=HOME_DEPTH, prune=_prune, skip=skip)
+        for found in walked:
             if found.version is None:
                 yield Unresolved(TOOL, found.path, found.error or "cannot stat")
             else:
@@ -273,7 +337,7 @@ class AiderReader:
 
     def project_roots(self, projects: Iterable[str]) -> tuple[Path, ...]:
         """History files in project folders other tools reported (and their git roots)."""
-        return tuple(history_files_in(projects))
+        return tuple(history_files_in(p for p in projects if not self.fence.keeps_out(Path(p))))
 
     def read(self, ref: SessionRef) -> Conversation | Unresolved:
         """The cleaned conversation of one chat."""

@@ -86,6 +86,11 @@ COMMANDS: dict[str, LazyCommand] = {
         "run",
         "The service: collect and dream on their schedules, follow the transcript folders.",
     ),
+    "doctor": LazyCommand(
+        "dreamd.cli.doctor",
+        "doctor",
+        "Check the config, sources, stores, service and extractor; one line each, with its fix.",
+    ),
     "install-service": LazyCommand(
         "dreamd.cli.service",
         "install_service",

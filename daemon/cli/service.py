@@ -49,12 +49,16 @@ def _echo_outcome(outcome: service_install.Outcome) -> None:
 def install_service(print_only: bool, no_enable: bool, platform: str | None) -> None:
     """Write the systemd user unit or launchd agent, then enable and start it.
 
+    It warns when the program it would point at lives in a temporary folder or
+    in a checkout's virtual environment, and says how to install for good.
     --print writes the file to stdout and the commands that would run to stderr.
     When the service manager does not answer (containers, no login session), the
     file is still written, the commands to run are printed on stderr, and the exit
     code is 0; it is 1 when a command fails while the manager answers.
     """
     spec = service_install.current_spec(platform)  # type: ignore[arg-type]
+    for warning in spec.warnings:
+        click.echo(f"warning: {warning}", err=True)
     if print_only:
         click.echo(spec.content, nl=False)
         commands = [f"  {command}" for command in spec.enable]

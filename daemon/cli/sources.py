@@ -45,7 +45,7 @@ def sources_list(
     """Every session found, newest first, with its selection status."""
     settings, state = open_settings(config_path)
     progress = Progress("reading sessions", sys.stderr)
-    result = Catalog(state, settings.source_roots).scan(tool, progress=progress)
+    result = Catalog(state, settings.source_roots, settings.readers).scan(tool, progress=progress)
     progress.done()
     policy = selection_policy(settings)
     selection = select(
@@ -74,7 +74,7 @@ def sources_show(session: str, as_json: bool, config_path: Path | None) -> None:
     if tool not in READERS:
         raise click.BadParameter(f"unknown tool {tool!r} (known: {', '.join(READERS)})")
     settings, state = open_settings(config_path)
-    conversation = Catalog(state, settings.source_roots).read(tool, session_id)
+    conversation = Catalog(state, settings.source_roots, settings.readers).read(tool, session_id)
     if as_json:
         click.echo(dump_json(conversation_json(conversation)))
     else:

@@ -61,6 +61,7 @@ from dreamd.collect.reopen import resume_open_window
 from dreamd.collect.signals import StopCollecting, WindowPending
 from dreamd.fswrite import CrashPoint
 from dreamd.logs import get_logger
+from dreamd.progress import NO_PROGRESS, JobProgress, counter
 from dreamd.readers import Conversation, Message
 from dreamd.selection import Selection, SelectionPolicy, damage_note, select
 from dreamd.sessioninfo import SessionInfo
@@ -106,6 +107,8 @@ class CollectRequest:
     #: Asked between windows; True stops the pass cleanly (the service's SIGTERM): every
     #: finished window stays checkpointed, the session stays partial and resumes next time.
     stop: Callable[[], bool] = field(default=lambda: False, compare=False)
+    #: Told before each session and each window ("collecting 2/3 sessions").
+    progress: JobProgress = field(default=NO_PROGRESS, compare=False)
 
 
 @dataclass
@@ -153,13 +156,15 @@ class _Pass:
     filter_item: FilterItem
     extract_session: ExtractSession | None
     result: CollectResult = field(default_factory=CollectResult)
+    position: tuple[int, int] = (0, 0)  # (the session being collected, sessions selected)
 
     @property
     def dry_run(self) -> bool:
         return self.request.dry_run
 
     def stopping(self) -> bool:
-        """Whether the pass was asked to stop (recorded once in the result)."""
+        """Whether the pass was asked to stop (recorded once); between units: progress."""
+        self.request.progress("collecting sessions", *self.position)
         if self.result.stopped is None and self.request.stop():
             self.result.stopped = "stop requested"
             log.info("collect.stopping", reason=self.result.stopped)
@@ -206,7 +211,7 @@ def collect(
     cursors = CursorStore(state, request.machine)
     run = _Pass(request, cursors, catalog, plans_dir, extract, filter_item, extract_session)
     result = run.result
-    scan = catalog.scan(now=request.now)
+    scan = catalog.scan(now=request.now, progress=counter(request.progress, "reading sessions"))
     own = [info for info in scan.sessions if is_own_run(info.project)]
     if own and not request.dry_run:
         _record_own_runs(own, cursors, request.now, result)
@@ -221,7 +226,8 @@ def collect(
     result.selection = selection
     if not request.dry_run:
         _record_trivial(selection, cursors, request.now, result)
-    for decision in selection.selected:
+    for number, decision in enumerate(selection.selected, start=1):
+        run.position = (number, len(selection.selected))
         if run.stopping():
             break
         _take(run, decision.session, stores_for)

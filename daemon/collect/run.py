@@ -66,7 +66,7 @@ def collect_job(
     )
     context = replace(settings.store_context(env, home), key_index=StateKeyIndex(state))
     shared = _shared_stores(settings, context)
-    catalog = catalog or Catalog(state, settings.source_roots)
+    catalog = catalog or Catalog(state, settings.source_roots, settings.readers)
     lower_priority()
     lock = pipeline_lock(settings.data_dir, "collect")
     lock.acquire(wait=lock_wait, cancelled=cancelled)

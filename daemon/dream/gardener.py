@@ -34,6 +34,7 @@ from dreamd.dream.folderrun import FolderRun, dream_folder
 from dreamd.dream.model import DreamRequest
 from dreamd.dream.report import RunReport
 from dreamd.logs import get_logger
+from dreamd.progress import JobProgress
 from dreamd.stores.claude_folder import located_folders
 
 __all__ = ["consult_evidence", "default_budget", "run_dream", "undo_line"]
@@ -87,9 +88,12 @@ def run_dream(
     repos = {t.repo for t in targets if t.repo is not None}
     transcripts = (Path(p) for p, _, _ in sessions)
     terms, read_paths = consult_evidence(repos, claude, transcripts, request.now)
-    views = {repo: view for repo in repos if (view := _scanned(repo)) is not None}
+    views = _views(sorted(repos), request.progress)
     run = FolderRun(request, views, terms, read_paths, state_dir, env, home)
-    reports = [dream_folder(target, run) for target in targets]
+    reports = []
+    for number, target in enumerate(targets, start=1):
+        request.progress("dreaming folders", number, len(targets))
+        reports.append(dream_folder(target, run))
     changed = any(report.changed for report in reports)
     declined = promotion.declined_promotions(t.path for t in targets)
     candidates = promotion.candidates(claude, reports, declined=declined)
@@ -101,6 +105,17 @@ def run_dream(
     if changed and not request.scheduled:
         messages.append(undo_line(request.run_id))
     return RunReport(request.run_id, mode, tuple(reports), tuple(candidates), tuple(messages))
+
+
+def _views(repos: Sequence[Path], progress: JobProgress) -> dict[Path, RepoView]:
+    """The repositories' views, each scanned once (one that cannot be is left out)."""
+    views: dict[Path, RepoView] = {}
+    for number, repo in enumerate(repos, start=1):
+        progress("checking repositories", number, len(repos))
+        view = _scanned(repo)
+        if view is not None:
+            views[repo] = view
+    return views
 
 
 def _scanned(repo: Path) -> RepoView | None:

@@ -15,6 +15,8 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Literal
 
+from dreamd.progress import NO_PROGRESS, JobProgress
+
 __all__ = [
     "MEMORY_TYPES",
     "Action",
@@ -149,3 +151,5 @@ class DreamRequest:
     scheduled: bool = False
     #: Trash or archive moves a scheduled run may make in one folder without a review.
     max_unattended_moves: int = 3
+    #: Told before each repository scanned, folder dreamed and store gated.
+    progress: JobProgress = field(default=NO_PROGRESS, compare=False)

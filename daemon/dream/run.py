@@ -61,7 +61,7 @@ def dream_job(
             run = GateRun(
                 state_dir / "runs" / request.run_id, request.now, request.mode == "dry-run", home
             )
-            report = gate_stores(report, stores, run, mode=request.mode)
+            report = gate_stores(report, stores, run, mode=request.mode, progress=request.progress)
         refused = [folder for folder in report.directories if folder.refused]
         record.mode, record.summary = report.mode, report.totals()
         record.outcome = "refused" if refused else "ok"

@@ -22,6 +22,7 @@ from dreamd.dream.gates.registry import GATES, UNDO, GateRun
 from dreamd.dream.report import RunReport
 from dreamd.errors import DreamdError
 from dreamd.logs import get_logger
+from dreamd.progress import NO_PROGRESS, JobProgress
 from dreamd.stores import Store
 from dreamd.stores.registry import StoreContext, StoreSpec, StoreTable
 
@@ -74,12 +75,18 @@ def _gate_one(entry: GatedStore, run: GateRun) -> StoreRun:
 
 
 def gate_stores(
-    report: RunReport, stores: Sequence[GatedStore], run: GateRun, *, mode: str
+    report: RunReport,
+    stores: Sequence[GatedStore],
+    run: GateRun,
+    *,
+    mode: str,
+    progress: JobProgress = NO_PROGRESS,
 ) -> RunReport:
     """``report`` with every store's lines added (``mode``: the request's mode)."""
     messages = list(report.messages)
     changed = False
-    for entry in stores:
+    for number, entry in enumerate(stores, start=1):
+        progress("checking stores", number, len(stores))
         result = _gate_one(entry, run)
         messages += result.lines
         changed = changed or bool(result.changes)

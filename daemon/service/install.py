@@ -26,7 +26,7 @@ import pwd
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -40,6 +40,7 @@ from dreamd.service.manager import (
     run_commands,
     subprocess_runner,
 )
+from dreamd.service.placement import placement, placement_warnings
 from dreamd.service.servicefiles import (
     LABEL,
     LOG_FILE_NAME,
@@ -128,6 +129,8 @@ class ServiceSpec:
     #: Printed after an uninstall the manager did not hear about.
     stop_later: tuple[Command, ...] = ()
     hints: tuple[str, ...] = ()
+    #: Why the program it points at may not stay (``dreamd.service.placement``).
+    warnings: tuple[str, ...] = ()
 
 
 def _systemctl(*words: str, on_failure: OnFailure = "fail") -> Command:
@@ -190,10 +193,14 @@ def current_spec(platform: Platform | None) -> ServiceSpec:
     chosen = platform or default_platform(sys.platform)
     program = find_program(Path(sys.executable))
     home = Path.home().absolute()
+    package = Path(__file__).resolve().parents[1]  # the dreamd package folder
+    warnings = placement_warnings(placement(program, package, home, os.environ))
     if chosen == "macos":
-        return launchd_spec(program, home, os.getuid())
-    user = os.environ.get("USER") or pwd.getpwuid(os.getuid()).pw_name
-    return systemd_spec(program, home, os.environ, linger=linger_enabled(user), user=user)
+        spec = launchd_spec(program, home, os.getuid())
+    else:
+        user = os.environ.get("USER") or pwd.getpwuid(os.getuid()).pw_name
+        spec = systemd_spec(program, home, os.environ, linger=linger_enabled(user), user=user)
+    return replace(spec, warnings=warnings)
 
 
 # --- install / uninstall (file I/O at the edge) -----------------------------------------------

@@ -2,7 +2,8 @@
 
 Under ``Type=notify`` systemd passes ``NOTIFY_SOCKET``: a datagram socket, either a filesystem
 path or, when it starts with ``@``, a Linux abstract socket. dreamd sends ``READY=1`` after its
-start-up work, ``WATCHDOG=1`` at half of ``WATCHDOG_USEC`` and ``STOPPING=1`` on the way out.
+start-up work, ``STATUS=`` lines as its jobs progress, ``WATCHDOG=1`` at half of ``WATCHDOG_USEC``
+while they do (``dreamd.service.heartbeat`` decides), and ``STOPPING=1`` on the way out.
 
 Invariants:
 

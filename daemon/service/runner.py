@@ -2,9 +2,10 @@
 
 Threads and who owns what:
 
-- the **main thread** handles signals, pets the systemd watchdog, notices a
-  resume from sleep, reports settled file events, and submits work; it never
-  reads transcripts or memory;
+- the **main thread** handles signals, tells systemd what the service does
+  (``STATUS=``) and pets its watchdog while jobs make progress
+  (``dreamd.service.heartbeat``), notices a resume from sleep, reports
+  settled file events, and submits work; it never reads transcripts or memory;
 - the **job thread** (APScheduler's pool of one) runs everything that touches
   the catalog and the stores — collect, dream, reconcile scans — one at a
   time, in the order submitted; across processes the pipeline lock keeps a
@@ -54,8 +55,10 @@ from dreamd.jobs import (
 )
 from dreamd.lock import ProcessLock
 from dreamd.logs import get_logger
+from dreamd.progress import counter
 from dreamd.runrecord import close_interrupted
 from dreamd.schedule import is_missed, parse_schedule, previous_fire, resumed
+from dreamd.service.heartbeat import Heartbeat, SystemdReporter, idle_status, stall_limit
 from dreamd.service.notify import Notifier, watchdog_interval
 from dreamd.service.watcher import DirtyPaths, TranscriptWatcher
 from dreamd.statedb import StateDB
@@ -113,7 +116,8 @@ class Service:
         self.timezone = timezone or local_timezone()
         self.stop_requested = threading.Event()
         self.notifier = Notifier.from_env(env)
-        self.catalog = Catalog(state, settings.source_roots)
+        self.heartbeat = Heartbeat()  # the running job's progress, for systemd
+        self.catalog = Catalog(state, settings.source_roots, settings.readers)
         self.context = JobContext(
             settings,
             state,
@@ -203,8 +207,11 @@ class Service:
         )
 
     def _loop(self) -> None:
-        interval = watchdog_interval(self.env)
-        last_ping = last_reconcile = time.monotonic()
+        limit = stall_limit(self.settings.config)
+        reporter = SystemdReporter(
+            self.notifier, self.heartbeat, interval=watchdog_interval(self.env), limit=limit
+        )
+        last_reconcile = time.monotonic()
         wall, mono = self.wall_clock(), time.monotonic()
         while not self.stop_requested.wait(self.timing.tick):
             now_wall, now_mono = self.wall_clock(), time.monotonic()
@@ -215,13 +222,16 @@ class Service:
                 self._submit(self._reconcile, "reconcile", "resume")
                 last_reconcile = now_mono
             wall, mono = now_wall, now_mono
-            if interval is not None and now_mono - last_ping >= interval:
-                self.notifier.watchdog()
-                last_ping = now_mono
+            reporter.tick(now_mono, self._idle_status)
             if now_mono - last_reconcile >= self.timing.reconcile:
                 self._submit(self._reconcile, "reconcile", "periodic")
                 last_reconcile = now_mono
             self._report_changes(now_mono)
+
+    def _idle_status(self) -> str:
+        """``"idle; next collect 02:30, dream 03:30"``, from the scheduler's next fire times."""
+        jobs = {job.id: job.next_run_time for job in self.scheduler.get_jobs() if job.id in JOBS}
+        return idle_status(jobs, datetime.now(self.timezone))
 
     def _stop(self) -> None:
         self.stop_requested.set()
@@ -287,7 +297,11 @@ class Service:
         if self.stop_requested.is_set():
             return
         request = collect_request(
-            self.settings, self.env, now=self.clock(), stop=self.stop_requested.is_set
+            self.settings,
+            self.env,
+            now=self.clock(),
+            stop=self.stop_requested.is_set,
+            progress=self.heartbeat,
         )
         self._guarded("collect", reason, request.run_id, lambda: self._collect(request))
 
@@ -301,7 +315,9 @@ class Service:
         )
 
     def _run_dream(self) -> None:
-        request = dream_request(self.settings, self.env, now=self.clock(), scheduled=True)
+        request = dream_request(
+            self.settings, self.env, now=self.clock(), scheduled=True, progress=self.heartbeat
+        )
 
         def dream() -> None:
             outcome = run_dream(self.context, request)
@@ -317,6 +333,7 @@ class Service:
         """Run one job with its ``run_id`` on every log line; a failure is logged, not raised."""
         structlog.contextvars.bind_contextvars(run_id=run_id)
         log.info("job.starting", job=job, reason=reason)
+        self.heartbeat.begin(job, "collecting" if job == "collect" else "dreaming")
         try:
             work()
         except LockHeld as error:
@@ -324,6 +341,7 @@ class Service:
         except Exception:
             log.exception("job.failed", job=job)
         finally:
+            self.heartbeat.end()
             structlog.contextvars.unbind_contextvars("run_id")
             release_memory()
 
@@ -333,8 +351,9 @@ class Service:
             return
         self.dirty.take_tools()  # a full scan covers whatever they marked
         unchanged, self.catalog.unchanged = self.catalog.unchanged, tuple
+        self.heartbeat.begin("reconcile", "reading sessions")
         try:
-            result = self.catalog.scan()
+            result = self.catalog.scan(progress=counter(self.heartbeat, "reading sessions"))
             log.info(
                 "service.reconciled",
                 reason=reason,
@@ -344,10 +363,11 @@ class Service:
         except Exception:
             log.exception("service.reconcile_failed", reason=reason)
         finally:
+            self.heartbeat.end()
             self.catalog.unchanged = unchanged
             release_memory()
             if reason == "start-up":  # start-up work done: systemd may now count us as up
-                self.notifier.ready(status="watching transcripts")
+                self.notifier.ready()  # the main loop keeps STATUS= current
 
 
 def release_memory() -> None:

@@ -46,6 +46,7 @@ CORE = (
     "dreamd.runrecord",
     "dreamd.schedule",
     "dreamd.prompts",
+    "dreamd.progress",
 )
 
 #: (module prefix, what it may import besides itself and ``BASE``), most specific first.
@@ -66,6 +67,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("dreamd.schedule", ()),
     ("dreamd.logs", ()),
     ("dreamd.lock", ()),
+    ("dreamd.progress", ()),
     ("dreamd.migrations", ()),
     (
         "dreamd.statedb",
@@ -78,6 +80,11 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("dreamd.dream", ("dreamd.readers", "dreamd.stores", *CORE)),
     ("dreamd.jobs", ("dreamd.collect", "dreamd.dream", "dreamd.stores", "dreamd.readers", *CORE)),
     ("dreamd.render", ("dreamd.readers", *CORE)),
+    # dreamd doctor: reads the settings, the stores' schema and the service files; runs no job.
+    (
+        "dreamd.service.doctor",
+        ("dreamd.service", "dreamd.collect", "dreamd.stores", "dreamd.readers", *CORE),
+    ),
     (
         "dreamd.service",
         ("dreamd.jobs", "dreamd.collect", "dreamd.dream", "dreamd.stores", "dreamd.readers", *CORE),
