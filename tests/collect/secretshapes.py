@@ -223,24 +223,25 @@ SHAPES: dict[str, tuple[str, Shape]] = {
     name: (kind, rule(template, make)) for name, (kind, template, make) in _ROWS.items()
 }
 
-#: Harmless neighbours of the shapes above, as rules: each must still be planted, and the
-#: word after "#" is how a test finds it in a store.
+#: Harmless neighbours of the shapes above, as rules: each must still be planted (a test
+#: finds it in a store by its first ``LOOKALIKE_PREFIX`` characters).
+LOOKALIKE_PREFIX = 30
 LOOKALIKES: tuple[str, ...] = (
-    "Always use ssh -p 2222 deploy@bastion for the jump host. #lookport",
-    "Always use sshpass -e ssh deploy@prod with SSHPASS from the vault. #lookenv",
-    "Always run mysql -u app -p shop so that it prompts. #lookprompt",
-    "Always log in with docker login --password-stdin registry.example.com. #lookstdin",
-    "Always pass --password-file /run/secrets/db to the app. #lookfile",
+    "Always use ssh -p 2222 deploy@bastion for the jump host.",
+    "Always use sshpass -e ssh deploy@prod with SSHPASS from the vault.",
+    "Always run mysql -u app -p shop so that it prompts.",
+    "Always log in with docker login --password-stdin registry.example.com.",
+    "Always pass --password-file /run/secrets/db to the app.",
     'Always call curl -u "$API_USER:$API_TOKEN" in scripts. #lookvars',
-    "Always use redis-cli -a $REDIS_PASSWORD in the runbook. #lookdollar",
-    "Always tag releases from commit 9fceb02d0ae598e95dc970b74767f19372d61af8 onwards. #looksha",
-    "Always name the session 123e4567-e89b-42d3-a456-426614174000 in the bug. #lookuuid",
-    "Always check the sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 first. #lookhash",
-    "Always keep the API key in the vault, never in the repo. #lookprose",
-    "Always keep the token budget at 4096 tokens per call. #lookbudget",
-    "Always pass --password explicitly instead of a config file. #lookflag",
-    "Always store the password as a bcrypt hash with cost 12. #lookcost",
-    "Always use postgres://app@db.internal:5432/app without a password. #lookurl",
-    "Always read the version from the file v1.0-rc2 carefully. #lookversion",
-    "Always set the header X-Request-Id to the request uuid. #lookheader",
+    "Always use redis-cli -a $REDIS_PASSWORD in the runbook.",
+    "Always tag releases from commit 9fceb02d0ae598e95dc970b74767f19372d61af8 onwards.",
+    "Always name the session 123e4567-e89b-42d3-a456-426614174000 in the bug.",
+    "Always check the sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 first.",
+    "Always keep the API key in the vault, never in the repo.",
+    "Always keep the token budget at 4096 tokens per call.",
+    "Always pass --password explicitly instead of a config file.",
+    "Always store the password as a bcrypt hash with cost 12.",
+    "Always use postgres://app@db.internal:5432/app without a password.",
+    "Always read the version from the file v1.0-rc2 carefully.",
+    "Always set the header X-Request-Id to the request uuid.",
 )
