@@ -42,6 +42,8 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import SQLAlchemyError
 
 from dreamd.errors import Refused, StateError
+from dreamd.fswrite import private_file, private_folder, tighten_once
+from dreamd.logs import get_logger
 from dreamd.readers import FileVersion
 from dreamd.sessioninfo import SessionInfo
 from dreamd.sqlite import tune_for_writers
@@ -55,6 +57,10 @@ __all__ = [
 
 #: The newest migration; ``open_state`` skips Alembic entirely when the file is at it.
 HEAD_REVISION = "0004"
+#: How many of the paths ``tighten_once`` changed the log line names.
+_SHOWN_PATHS = 5
+
+log = get_logger("dreamd.statedb")
 
 metadata = MetaData(
     naming_convention={
@@ -372,9 +378,15 @@ def _row_from_info(info: SessionInfo, now: datetime) -> Mapping[str, Any]:
 def open_state(path: Path) -> StateDB:
     """Open (creating or upgrading) the state database at ``path``."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(path.parent)
+        tightened = tighten_once(path.parent)
+        private_file(path)
     except OSError as error:
         raise StateError(f"cannot create the data directory {path.parent}: {error}") from error
+    if tightened:  # a data folder an older dreamd left readable by other users
+        shown = [str(p.relative_to(path.parent)) for p in tightened[:_SHOWN_PATHS]]
+        folder, count = str(path.parent), len(tightened)
+        log.warning("state.permissions.tightened", folder=folder, count=count, paths=shown)
     engine = create_state_engine(path)
     try:
         if current_revision(engine) != HEAD_REVISION:

@@ -39,7 +39,7 @@ import msgspec
 
 from dreamd.collect.pipeline import item_identity, merge_items
 from dreamd.errors import StoreError, WriteUncertain
-from dreamd.fswrite import atomic_write
+from dreamd.fswrite import atomic_write, private_folder
 from dreamd.stores import HeldItem, MemoryItem, Receipt, Store, item_from_json, item_to_json
 
 __all__ = [
@@ -205,7 +205,7 @@ def _operation_from(raw: Mapping[str, Any]) -> Operation:
 
 def save_plan(directory: Path, plan: WritePlan) -> Path:
     """Write the plan atomically and read it back; raises ``StoreError`` if it differs."""
-    directory.mkdir(parents=True, exist_ok=True)
+    private_folder(directory)
     path = directory / f"{plan.plan_id}.json"
     data = plan_bytes(plan)
     atomic_write(path, data)
