@@ -30,6 +30,7 @@ from datetime import datetime
 from pathlib import Path
 
 from dreamd.catalog import Catalog
+from dreamd.collect import plan as write_plans
 from dreamd.collect.cursordoc import export_cursor, import_cursor
 from dreamd.collect.cursorstate import (
     Cursor,
@@ -446,6 +447,7 @@ def _plant_window(
         run.cursors.cursor, key, window, receipts, window_key_=plan.window_key
     )
     run.save(checkpoint)
+    write_plans.remove_plan(run.plans_dir, plan.plan_id)  # checkpointed: never replayed
     CRASH.tick()
     log.info("collect.window.planted", session=key, items=len(plan.operations))
 
@@ -470,6 +472,7 @@ def _finish_open_window(
     run.save(
         checkpoint_window(run.cursors.cursor, key, window, receipts, window_key_=intent.window_key)
     )
+    write_plans.remove_plan(run.plans_dir, intent.plan_id)
     run.result.windows += 1
     log.info("collect.window.reconciled", session=key, operations=len(plan.operations))
 
