@@ -19,7 +19,7 @@ import sys
 from collections.abc import Mapping
 from io import TextIOWrapper
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 import structlog
 from structlog.tracebacks import ExceptionDictTransformer
@@ -90,7 +90,8 @@ class _PrivateRotatingFile(logging.handlers.RotatingFileHandler):
 
     def _open(self) -> TextIOWrapper:
         descriptor = append_private(Path(self.baseFilename))
-        return open(descriptor, self.mode, encoding=self.encoding, errors=self.errors)
+        stream = open(descriptor, self.mode, encoding=self.encoding, errors=self.errors)  # noqa: SIM115
+        return cast(TextIOWrapper, stream)  # text mode: the handler's mode is "a"
 
 
 def _rotating_file(path: Path, max_bytes: int, backup_count: int) -> tuple[logging.Handler, bool]:

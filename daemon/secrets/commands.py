@@ -22,7 +22,8 @@ Decisions (precision first: an over-eager rule drops good memories):
   ``--token``) takes a space-separated value; flags that say where the
   secret comes from (``--password-stdin``, ``--token-file``) do not;
 - a stated key or token needs a generated-looking value of 16+ characters; a
-  stated password 6+ characters mixing letters and digits.
+  stated password 6+ characters mixing letters and digits; either follows its
+  word after a space or a ``:``/``=`` (``:password@host`` is a URL's stand-in).
 
 Invariants: every pattern is anchored on a program name or a key word at a
 boundary, and walks at most ``MAX_ARGS`` arguments, so the work stays linear.
@@ -98,7 +99,7 @@ _STATED_KEYS = (
 )
 _STATED = re.compile(
     rf"(?i)(?<![\w-])(?P<key>{_STATED_KEYS})(?![\w-])"
-    r"(?:[ \t]+(?:is|was|of|for[ \t]+[\w.-]+[ \t]+is))?[ \t]*[:=]?[ \t]*"
+    r"(?:[ \t]+(?:is|was|of|for[ \t]+[\w.-]+[ \t]+is))?(?:[ \t]*[:=][ \t]*|[ \t]+)"
     r"(?P<quote>['\"`]?)(?P<value>(?<=['\"`])[^'\"`\s]{1,256}(?=['\"`])|[A-Za-z0-9+/_.~!@#$%^*-]{1,256})"
 )
 

@@ -94,6 +94,7 @@ def test_a_lookalike_is_planted_and_kept(text: str) -> None:
         "files.AbCdEfGhIjKlMnOpQrStUvWx is a module path",
         "echo hello | sudo -S true",
         "AC/DC played at 0123456789abcdef",
+        "postgresql+psycopg2://user:password@myhost1/dbname?host=myhost1",
     ],
 )
 def test_command_lookalikes_hold_no_secret(text: str) -> None:
