@@ -104,8 +104,9 @@ _STATED = re.compile(
 )
 
 
-def _command(pattern: str) -> Detector:
-    return Detector("command-password", re.compile(pattern), "value", _flag_value_ok)
+def _command(pattern: str, *hints: str) -> Detector:
+    """A program's password flag; ``hints``: literals every hit holds (the program's name)."""
+    return Detector("command-password", re.compile(pattern), "value", _flag_value_ok, hints)
 
 
 _MYSQL = r"(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mysqlpump|mariadb(?:-dump|-admin|-import|-check)?)"
@@ -115,44 +116,49 @@ _PIPE_TARGET = rf"(?:sudo(?:[ \t]+-[A-Za-z]+)*?[ \t]+-S|passwd\b|{_REGISTRY})"
 
 #: Every command-line detector, in the order they are tried.
 COMMAND_DETECTORS: tuple[Detector, ...] = (
-    _command(rf"{_CMD}sshpass{_OPTS}[ \t]+-p[ \t]*{_Q}{_V}"),
-    _command(rf"{_CMD}{_MYSQL}{_ARGS}[ \t]+-p{_Q}{_V}"),
-    _command(rf"{_CMD}{_REGISTRY}{_ARGS}[ \t]+-p[ \t]*{_Q}{_V}"),
-    _command(rf"{_CMD}(?:redis-cli|valkey-cli|keydb-cli){_ARGS}[ \t]+(?:-a[ \t]*|--pass[ \t]+){_Q}{_V}"),
-    _command(rf"{_CMD}{_MONGO}{_ARGS}[ \t]+-p[ \t]+{_Q}{_V}"),
-    _command(rf"{_CMD}(?:sqlcmd|bcp|osql|isql){_ARGS}[ \t]+-P[ \t]*{_Q}{_V}"),
-    _command(rf"{_CMD}ldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn){_ARGS}[ \t]+-w[ \t]*{_Q}{_V}"),
-    _command(rf"{_CMD}(?:az[ \t]+login|twine[ \t]+upload){_ARGS}[ \t]+-p[ \t]+{_Q}{_V}"),
-    _command(rf"{_CMD}(?:zip|unzip|zipcloak){_ARGS}[ \t]+-P[ \t]+{_Q}{_V}"),
-    _command(rf"{_CMD}7z[az]?{_ARGS}[ \t]+-p{_Q}{_V}"),
-    _command(rf"{_CMD}ssh-keygen{_ARGS}[ \t]+-[NP][ \t]*{_Q}{_V}"),
-    _command(rf"{_CMD}-(?:store|key|srcstore|deststore|srckey|destkey|new)pass[ \t]+{_Q}{_V}"),
-    _command(rf"{_CMD}-pass(?:in|out)?[ \t]+['\"]?pass:{_BARE_V}"),
+    _command(rf"{_CMD}sshpass{_OPTS}[ \t]+-p[ \t]*{_Q}{_V}", "sshpass"),
+    _command(rf"{_CMD}{_MYSQL}{_ARGS}[ \t]+-p{_Q}{_V}", "mysql", "mariadb"),
+    _command(rf"{_CMD}{_REGISTRY}{_ARGS}[ \t]+-p[ \t]*{_Q}{_V}", "login"),
+    _command(rf"{_CMD}(?:redis-cli|valkey-cli|keydb-cli){_ARGS}[ \t]+(?:-a[ \t]*|--pass[ \t]+){_Q}{_V}", "-cli"),
+    _command(rf"{_CMD}{_MONGO}{_ARGS}[ \t]+-p[ \t]+{_Q}{_V}", "mongo"),
+    _command(rf"{_CMD}(?:sqlcmd|bcp|osql|isql){_ARGS}[ \t]+-P[ \t]*{_Q}{_V}", "-P"),
+    _command(rf"{_CMD}ldap(?:search|add|modify|delete|whoami|passwd|compare|modrdn){_ARGS}[ \t]+-w[ \t]*{_Q}{_V}", "ldap"),
+    _command(rf"{_CMD}(?:az[ \t]+login|twine[ \t]+upload){_ARGS}[ \t]+-p[ \t]+{_Q}{_V}", "login", "upload"),
+    _command(rf"{_CMD}(?:zip|unzip|zipcloak){_ARGS}[ \t]+-P[ \t]+{_Q}{_V}", "-P"),
+    _command(rf"{_CMD}7z[az]?{_ARGS}[ \t]+-p{_Q}{_V}", "7z"),
+    _command(rf"{_CMD}ssh-keygen{_ARGS}[ \t]+-[NP][ \t]*{_Q}{_V}", "ssh-keygen"),
+    _command(rf"{_CMD}-(?:store|key|srcstore|deststore|srckey|destkey|new)pass[ \t]+{_Q}{_V}", "pass"),
+    _command(rf"{_CMD}-pass(?:in|out)?[ \t]+['\"]?pass:{_BARE_V}", "pass:"),
     _command(
         rf"{_CMD}(?:curl|wget|http|https|xh){_ARGS}[ \t]+(?:-u|--user|-U|--proxy-user|-a|--auth)"
-        rf"(?:[ \t]+|=)?['\"]?[^\s:'\"`]*:{_BARE_V}"
+        rf"(?:[ \t]+|=)?['\"]?[^\s:'\"`]*:{_BARE_V}",
+        "curl", "wget", "http", "xh",
     ),
     _command(
         rf"{_CMD}(?:smbclient|rpcclient|smbcacls|smbget|smbmap){_ARGS}[ \t]+(?:-U|--user)"
-        rf"(?:[ \t]+|=)?['\"]?[^\s%'\"`]+%{_BARE_V}"
+        rf"(?:[ \t]+|=)?['\"]?[^\s%'\"`]+%{_BARE_V}",
+        "%",
     ),
     _command(
         rf"{_CMD}htpasswd(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+)*"
-        rf"[ \t]+[^\s|;&`-][^\s|;&`]*[ \t]+[^\s|;&`]+[ \t]+{_Q}{_V}"
+        rf"[ \t]+[^\s|;&`-][^\s|;&`]*[ \t]+[^\s|;&`]+[ \t]+{_Q}{_V}",
+        "htpasswd",
     ),
-    _command(rf"{_CMD}echo(?:[ \t]+-[neE]+)?[ \t]+{_Q}{_V}['\"]?[ \t]*\|[ \t]*{_PIPE_TARGET}"),
+    _command(rf"{_CMD}echo(?:[ \t]+-[neE]+)?[ \t]+{_Q}{_V}['\"]?[ \t]*\|[ \t]*{_PIPE_TARGET}", "echo"),
     _command(
         rf"{_CMD}echo(?:[ \t]+-[neE]+)?[ \t]+['\"]?[\w.-]+:{_BARE_V}['\"]?[ \t]*\|[ \t]*"
-        r"(?:sudo[ \t]+)?chpasswd"
+        r"(?:sudo[ \t]+)?chpasswd",
+        "chpasswd",
     ),
-    _command(rf"{_CMD}net[ \t]+user[ \t]+[^\s/]+[ \t]+{_Q}{_V}['\"]?(?=[ \t]+/(?:add|domain|y))"),
-    _command(rf"{_CMD}rabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+[^\s|;&`]+[ \t]+{_Q}{_V}"),
-    _command(rf"{_CMD}gh[ \t]+secret[ \t]+set{_ARGS}[ \t]+(?:-b|--body)(?:[ \t]+|=){_Q}{_V}"),
+    _command(rf"{_CMD}net[ \t]+user[ \t]+[^\s/]+[ \t]+{_Q}{_V}['\"]?(?=[ \t]+/(?:add|domain|y))", "user"),
+    _command(rf"{_CMD}rabbitmqctl[ \t]+(?:add_user|change_password)[ \t]+[^\s|;&`]+[ \t]+{_Q}{_V}", "rabbitmqctl"),
+    _command(rf"{_CMD}gh[ \t]+secret[ \t]+set{_ARGS}[ \t]+(?:-b|--body)(?:[ \t]+|=){_Q}{_V}", "secret"),
     Detector(
         "command-password",
         re.compile(rf"(?<![\w-])--(?P<key>[A-Za-z][\w-]{{0,40}})[ \t]+{_Q}{_V}"),
         "value",
         _long_flag_ok,
+        ("--",),
     ),
-    Detector("stated-secret", _STATED, "value", _stated_ok),
+    Detector("stated-secret", _STATED, "value", _stated_ok, ("key", "token", "secret", "pass"), folded=True),
 )  # fmt: skip

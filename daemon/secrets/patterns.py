@@ -41,6 +41,11 @@ Invariants:
   start, so a stand-in cannot hide a real token it swallowed;
 - the work stays linear in the text: a value is read up to ``MAX_VALUE``
   characters and judged on its first ``MAX_JUDGED``;
+- a detector with hints (the literals every hit holds: a provider's prefix, a
+  program's name) is tried only on a text holding one; one combined search
+  tells first whether a text holds any, which keeps ~110 detectors about as
+  fast as the first 26 were (16,000 vs 20,000 lines/s of Python source, CPU
+  time on a shared machine);
 - ``KINDS`` lists every kind reported, most specific first, and ``PRIORITY``
   ranks them in that order.
 """
@@ -54,7 +59,7 @@ import re
 from collections.abc import Iterator, Mapping
 
 from dreamd.secrets.commands import COMMAND_DETECTORS
-from dreamd.secrets.detector import LEFT, RIGHT, Detector
+from dreamd.secrets.detector import LEFT, RIGHT, Detector, literal_hints
 from dreamd.secrets.providers import FIRST, PROVIDERS, Provider
 from dreamd.secrets.values import (
     PLACEHOLDER_MARKS,
@@ -198,10 +203,20 @@ def _mixed_body_ok(match: re.Match[str]) -> bool:
     return looks_generated(match.group(1), mixed_case=True)
 
 
+#: Literals the rows without a literal prefix always hold.
+_BODY_HINTS = {
+    "mailchimp-key": ("-us",),
+    "terraform-token": (".atlasv1.",),
+    "azure-client-secret": ("Q~",),
+}
+
+
 def _prefixed(row: Provider) -> Detector:
     """A provider token: ``prefix`` then ``body`` (group 1, checked against stand-ins)."""
     pattern = re.compile(f"{_L}{row.prefix}({row.body}){row.tail}")
-    return Detector(row.kind, pattern, 0, _mixed_body_ok if row.mixed else _body_ok)
+    check = _mixed_body_ok if row.mixed else _body_ok
+    hints = literal_hints(row.prefix) or _BODY_HINTS.get(row.kind, ())
+    return Detector(row.kind, pattern, 0, check, hints)
 
 
 #: Every detector, most specific first (the first kind names a merged match).
@@ -222,6 +237,13 @@ _DETECTORS: tuple[Detector, ...] = (
 )
 _ASSIGNMENT_KIND = "sensitive-assignment"
 
+#: One search for every detector's hints: a text that holds none skips them all.
+_HINTS = re.compile(
+    "|".join(sorted({re.escape(h) for d in _DETECTORS if not d.folded for h in d.hints}))
+)
+_FOLDED_HINTS = re.compile(
+    "|".join(sorted({re.escape(h) for d in _DETECTORS if d.folded for h in d.hints})), re.I
+)
 _GENERIC_KINDS = tuple(detector.kind for detector in COMMAND_DETECTORS)
 #: Every kind the filter reports, most specific first: a command's or a sentence's password
 #: is named by the shape it has (``mysql -pghp_…`` is a GitHub token) before how it was given.
@@ -293,7 +315,11 @@ def _assignment_spans(text: str) -> Iterator[tuple[int, int]]:
 
 def raw_matches(text: str) -> Iterator[tuple[int, int, str]]:
     """Every accepted hit as (start, end, kind), overlapping and unordered."""
+    hinted = _HINTS.search(text) is not None, _FOLDED_HINTS.search(text) is not None
     for detector in _DETECTORS:
+        # most texts hold no provider's prefix and no program's name: skip those cheaply
+        if detector.hints and not (hinted[detector.folded] and detector.may_match(text)):
+            continue
         for start, end in _spans(detector, text):
             if end > start:
                 yield start, end, detector.kind
