@@ -18,6 +18,11 @@ Invariants:
   private, folders 0700 and files 0600 whatever the umask; files in a store
   follow the umask like the agents' own files (``mode=None``), unless the
   caller names a mode (a service unit other programs read: 0644).
+- ``private_folder``, ``private_file`` and ``append_private`` make the
+  folders, the empty files (a database or log a library then opens) and the
+  journals dreamd keeps for itself with the same modes; ``tighten_once``
+  takes group and other permissions off a data folder made by an older
+  dreamd, once (a marker file remembers it was done).
 - ``CrashPoint`` kills the process at a chosen step, for the crash tests of
   every write above; unset in real use, it does nothing.
 """
@@ -49,12 +54,18 @@ from dreamd.fs import (
 
 __all__ = [
     "PRIVATE_FILE",
+    "TIGHTENED_MARKER",
     "CrashPoint",
+    "append_private",
     "atomic_write",
     "exclusive_lock",
     "move",
+    "private_file",
+    "private_folder",
     "replace_file",
     "sweep_temps",
+    "tighten",
+    "tighten_once",
     "write_file",
     "write_new",
 ]
@@ -250,8 +261,87 @@ def atomic_write(path: Path, content: bytes, *, mode: int = PRIVATE_FILE) -> Non
         with open_folder(path.parent, create=True, mode=PRIVATE_FOLDER) as folder:
             write_file(folder, path.name, content, mode=mode)
     except (StoreError, UnsafePath) as error:
-        cause = error.__cause__
-        raise (cause if isinstance(cause, OSError) else OSError(errno.EIO, str(error))) from error
+        raise _as_os_error(error) from error
+
+
+def _as_os_error(error: StoreError | UnsafePath) -> OSError:
+    cause = error.__cause__
+    return cause if isinstance(cause, OSError) else OSError(errno.EIO, str(error))
+
+
+def private_folder(path: Path) -> Path:
+    """``mkdir -p`` of a folder dreamd keeps for itself: what it creates is 0700."""
+    try:
+        with open_folder(path, create=True, mode=PRIVATE_FOLDER):
+            return path
+    except (StoreError, UnsafePath) as error:
+        raise _as_os_error(error) from error
+
+
+def private_file(path: Path) -> Path:
+    """Create ``path`` empty and 0600 when missing (its folder private); never through a link.
+
+    For files a library opens by name afterwards (SQLite, logging): SQLite gives
+    a database's ``-wal`` and ``-shm`` the mode of the database file.
+    """
+    private_folder(path.parent)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | CLOEXEC
+    with suppress(FileExistsError):
+        os.close(os.open(path, flags, PRIVATE_FILE))
+    return path
+
+
+def append_private(path: Path) -> int:
+    """A descriptor appending to ``path`` (a journal), created 0600 when missing."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | CLOEXEC
+    return os.open(path, flags, PRIVATE_FILE)
+
+
+#: File a data folder keeps once ``tighten_once`` went through it.
+TIGHTENED_MARKER = ".private"
+_GROUP_AND_OTHER = 0o077
+
+
+def tighten(root: Path) -> list[Path]:
+    """Take group and other permission bits off ``root`` and everything under it.
+
+    Links are neither followed nor changed; an entry that cannot be changed is
+    left as it is. Returns the paths that changed.
+    """
+    changed: list[Path] = []
+    for folder, names, files in os.walk(root, followlinks=False):
+        base = Path(folder)
+        paths = [base] if base == root else []
+        paths += [base / name for name in (*names, *files)]
+        changed += [path for path in paths if _tighten_one(path)]
+    return changed
+
+
+def _tighten_one(path: Path) -> bool:
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | CLOEXEC)
+    except OSError:  # a link, a socket, or gone
+        return False
+    try:
+        mode = stat.S_IMODE(os.fstat(descriptor).st_mode)
+        if not mode & _GROUP_AND_OTHER:
+            return False
+        os.fchmod(descriptor, mode & ~_GROUP_AND_OTHER)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(descriptor)
+
+
+def tighten_once(root: Path) -> list[Path]:
+    """``tighten`` a data folder the first time dreamd opens it (``TIGHTENED_MARKER``)."""
+    marker = root / TIGHTENED_MARKER
+    if not root.is_dir() or marker.exists():
+        return []
+    changed = tighten(root)
+    private_file(marker)
+    return changed
 
 
 @contextmanager

@@ -20,6 +20,7 @@ from pathlib import Path
 from types import TracebackType
 
 from dreamd.errors import LockHeld
+from dreamd.fswrite import atomic_write, private_folder
 
 __all__ = ["PIPELINE", "Holder", "ProcessLock", "holder", "lock_holder", "pipeline_lock"]
 
@@ -52,7 +53,7 @@ class ProcessLock:
 
         ``cancelled`` is asked while waiting: a service shutting down stops waiting at once.
         """
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(self.path.parent)
         descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
         deadline = time.monotonic() + wait
         while True:
@@ -67,7 +68,7 @@ class ProcessLock:
                     raise LockHeld(running, current.pid if current else None) from None
                 time.sleep(_POLL_SECONDS)
         self._descriptor = descriptor
-        self.pid_path.write_text(f"{os.getpid()} {self.job}\n")
+        atomic_write(self.pid_path, f"{os.getpid()} {self.job}\n".encode())
 
     def release(self) -> None:
         """Give the lock back (the PID file goes first, so nobody reads a stale PID)."""

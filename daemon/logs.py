@@ -24,12 +24,15 @@ import logging.handlers
 import sys
 import warnings
 from collections.abc import Mapping
+from io import TextIOWrapper
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 import structlog
 from structlog.tracebacks import ExceptionDictTransformer
 from structlog.typing import EventDict, Processor
+
+from dreamd.fswrite import PRIVATE_FILE, append_private, private_folder
 
 __all__ = ["configure_logging", "get_logger", "log_file_setting", "log_warning"]
 
@@ -89,12 +92,29 @@ def log_file_setting(option: Path | None, configured: str) -> Path | None:
     return Path(configured).expanduser() if configured.strip() else None
 
 
-def _rotating_file(path: Path, max_bytes: int, backup_count: int) -> logging.Handler:
-    """A size-rotated file in a folder only its user can read (created 0700 when missing)."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    return logging.handlers.RotatingFileHandler(
+class _PrivateRotatingFile(logging.handlers.RotatingFileHandler):
+    """A rotating log whose every file (the first and each after a rollover) is 0600."""
+
+    def _open(self) -> TextIOWrapper:
+        descriptor = append_private(Path(self.baseFilename))
+        stream = open(descriptor, self.mode, encoding=self.encoding, errors=self.errors)  # noqa: SIM115
+        return cast(TextIOWrapper, stream)  # text mode: the handler's mode is "a"
+
+
+def _rotating_file(path: Path, max_bytes: int, backup_count: int) -> tuple[logging.Handler, bool]:
+    """A size-rotated file only its user can read, and whether an existing one was tightened.
+
+    Created 0600 (its folder 0700 when missing); an existing file readable by
+    others is made 0600 (the caller logs it).
+    """
+    private_folder(path.parent)
+    loose = path.is_file() and not path.is_symlink() and bool(path.stat().st_mode & 0o077)
+    if loose:
+        path.chmod(PRIVATE_FILE)
+    handler = _PrivateRotatingFile(
         path, maxBytes=max_bytes, backupCount=backup_count, encoding="utf-8"
     )
+    return handler, loose
 
 
 def log_warning(
@@ -137,8 +157,9 @@ def configure_logging(
     """
     target = log_file
     handler: logging.Handler
+    tightened = False
     if target is not None:
-        handler = _rotating_file(target, max_bytes, backup_count)
+        handler, tightened = _rotating_file(target, max_bytes, backup_count)
     else:
         handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
     formatter_class = (
@@ -180,3 +201,5 @@ def configure_logging(
         wrapper_class=structlog.stdlib.BoundLogger,
         cache_logger_on_first_use=False,
     )
+    if tightened:  # a log file an older dreamd left readable by other users
+        get_logger("dreamd.logs").warning("log.permissions.tightened", path=str(target))

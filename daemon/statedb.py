@@ -44,6 +44,8 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import SQLAlchemyError
 
 from dreamd.errors import Refused, StateError
+from dreamd.fswrite import private_file, private_folder, tighten_once
+from dreamd.logs import get_logger
 from dreamd.readers import FileVersion
 from dreamd.sessioninfo import SessionInfo
 from dreamd.sqlite import tune_for_writers
@@ -59,6 +61,10 @@ __all__ = [
 
 #: The newest migration; ``open_state`` skips Alembic entirely when the file is at it.
 HEAD_REVISION = "0007"
+#: How many of the paths ``tighten_once`` changed the log line names.
+_SHOWN_PATHS = 5
+
+log = get_logger("dreamd.statedb")
 
 metadata = MetaData(
     naming_convention={
@@ -496,9 +502,15 @@ _KEY_COLUMNS = ("location", "inode", "size", "mtime_ns", "ctime_ns", "keys", "so
 def open_state(path: Path) -> StateDB:
     """Open (creating or upgrading) the state database at ``path``."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(path.parent)
+        tightened = tighten_once(path.parent)
+        private_file(path)
     except OSError as error:
         raise StateError(f"cannot create the data directory {path.parent}: {error}") from error
+    if tightened:  # a data folder an older dreamd left readable by other users
+        shown = [str(p.relative_to(path.parent)) for p in tightened[:_SHOWN_PATHS]]
+        folder, count = str(path.parent), len(tightened)
+        log.warning("state.permissions.tightened", folder=folder, count=count, paths=shown)
     engine = create_state_engine(path)
     try:
         if current_revision(engine) != HEAD_REVISION:

@@ -21,6 +21,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from dreamd.errors import StoreError
+from dreamd.fswrite import private_file
 from dreamd.sqlite import tune_for_writers
 
 from ._postgres import driver_url, engine_options, is_postgres
@@ -67,7 +68,10 @@ def open_engine(url: URL) -> Engine:
 def _sqlite_engine(url: URL) -> Engine:
     database = url.database or ""
     if database and database != ":memory:" and not database.startswith("file:"):
-        Path(database).parent.mkdir(parents=True, exist_ok=True)
+        try:  # 0600 whatever the umask; SQLite gives its -wal and -shm the same mode
+            private_file(Path(database))
+        except OSError as error:
+            raise StoreError(f"cannot create the database {database}: {error}") from error
     return tune_for_writers(create_engine(url), synchronous="FULL")
 
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from dreamd.catalog import Catalog
+from dreamd.collect import plan as write_plans
 from dreamd.collect.cursordoc import CursorStore
 from dreamd.collect.cursorstate import (
     Cursor,
@@ -471,6 +472,7 @@ def _plant_window(
         run.cursors.cursor, key, window, receipts, window_key_=plan.window_key
     )
     run.save(checkpoint)
+    write_plans.remove_plan(run.plans_dir, plan.plan_id)  # checkpointed: never replayed
     CRASH.tick()
     log.info("collect.window.planted", session=key, items=len(plan.operations))
 

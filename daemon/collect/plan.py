@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -39,8 +40,12 @@ import msgspec
 
 from dreamd.collect.pipeline import item_identity, merge_items
 from dreamd.errors import StoreError, WriteUncertain
-from dreamd.fswrite import atomic_write
+from dreamd.fswrite import atomic_write, private_folder
 from dreamd.stores import HeldItem, MemoryItem, Receipt, Store, item_from_json, item_to_json
+
+#: How long a plan no open window names is kept (what a crash right after a checkpoint,
+#: or ``dreamd mcp``'s remember, leaves): a week, in seconds.
+PLAN_RETENTION = 7 * 86400
 
 __all__ = [
     "OpState",
@@ -57,7 +62,9 @@ __all__ = [
     "plant",
     "plant_once",
     "reconcile",
+    "remove_plan",
     "save_plan",
+    "sweep_plans",
     "update_key",
 ]
 
@@ -205,13 +212,30 @@ def _operation_from(raw: Mapping[str, Any]) -> Operation:
 
 def save_plan(directory: Path, plan: WritePlan) -> Path:
     """Write the plan atomically and read it back; raises ``StoreError`` if it differs."""
-    directory.mkdir(parents=True, exist_ok=True)
+    private_folder(directory)
     path = directory / f"{plan.plan_id}.json"
     data = plan_bytes(plan)
     atomic_write(path, data)
     if path.read_bytes() != data or load_plan(path) != plan:
         raise StoreError(f"write plan {path} did not read back as written")
     return path
+
+
+def remove_plan(directory: Path, plan_id: str) -> None:
+    """Delete the plan of a checkpointed window: it is never replayed again (seed 002)."""
+    (directory / f"{plan_id}.json").unlink(missing_ok=True)
+
+
+def sweep_plans(directory: Path, keep: Iterable[str], *, now: float) -> int:
+    """Remove plans older than ``PLAN_RETENTION`` that no open window (``keep``) names."""
+    kept = {f"{plan_id}.json" for plan_id in keep}
+    removed = 0
+    for path in directory.glob("*.json") if directory.is_dir() else ():
+        with suppress(FileNotFoundError):
+            if path.name not in kept and path.lstat().st_mtime < now - PLAN_RETENTION:
+                path.unlink()
+                removed += 1
+    return removed
 
 
 def load_plan(path: Path) -> WritePlan:

@@ -23,7 +23,7 @@ from dreamd.collect.cursorstate import (
     reconcile_window,
     source_unchanged,
 )
-from dreamd.collect.plan import WritePlan, load_plan, reconcile
+from dreamd.collect.plan import WritePlan, load_plan, reconcile, remove_plan
 from dreamd.collect.planting import STORE_FAILURES, StoresPending, plant_plan, reason_of
 from dreamd.collect.quarantine import PLAN_ERRORS, PlanQuarantined
 from dreamd.logs import get_logger
@@ -136,4 +136,5 @@ def resume_open_window(
         ) from error  # fmt: skip
     done = finish_open_window(cursor, key, conversation, plan, stores)
     save(done.cursor)
+    remove_plan(plans_dir, plan.plan_id)  # checkpointed or reconciled: never replayed
     return done

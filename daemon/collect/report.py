@@ -12,7 +12,7 @@ import msgspec
 from dreamd.collect.budget import drain_words, ended_by_words
 from dreamd.collect.collector import CollectResult
 from dreamd.errors import StateError
-from dreamd.fswrite import atomic_write
+from dreamd.fswrite import atomic_write, private_folder
 from dreamd.readers import isoformat
 from dreamd.selection import SELECTABLE
 
@@ -189,7 +189,7 @@ def _tokens_line(document: dict[str, Any]) -> str:
 
 def store_report(directory: Path, document: dict[str, Any]) -> Path:
     """Write the report as a JSON file and read it back; raises if it does not match."""
-    directory.mkdir(parents=True, exist_ok=True)
+    private_folder(directory)
     path = directory / f"collect-{document['run_id']}.json"
     data = msgspec.json.encode(document)
     atomic_write(path, data)

@@ -18,9 +18,10 @@ from typing import Any
 
 from dreamd.catalog import Catalog
 from dreamd.collect.budget import Deadline, budget_summary, lower_priority, run_budget, run_fields
-from dreamd.collect.collector import CollectRequest, CollectResult, collect
+from dreamd.collect.collector import CollectRequest, CollectResult, CursorStore, collect
 from dreamd.collect.extraction import ExtractionRun
 from dreamd.collect.keyindex import StateKeyIndex
+from dreamd.collect.plan import sweep_plans
 from dreamd.collect.planting import STORE_FAILURES, Unavailable, reason_of
 from dreamd.collect.report import report_json, store_report
 from dreamd.config import Settings
@@ -81,6 +82,8 @@ def collect_job(
     try:
         with lock, recorded_run(state, request.run_id, "collect", mode, request.now) as record:
             stores_for = _stores_finder(settings, catalog, context, shared)
+            if not request.dry_run:
+                _sweep_plans(settings.data_dir / "plans", state, request)
             extraction.wire(stores_for, settings.data_dir)
             result = collect(
                 request,
@@ -116,6 +119,15 @@ def collect_job(
         for store in shared.values():
             _close(store)
         extraction.close()
+
+
+def _sweep_plans(directory: Path, state: StateDB, request: CollectRequest) -> None:
+    """Remove old plans no open window names (a crash after a checkpoint, ``remember``)."""
+    cursor = CursorStore(state, request.machine).cursor
+    open_plans = [s.intent.plan_id for s in cursor.sessions.values() if s.intent is not None]
+    removed = sweep_plans(directory, open_plans, now=request.now.timestamp())
+    if removed:
+        log.info("collect.plans.swept", removed=removed)
 
 
 def _either(first: Callable[[], bool], second: Callable[[], bool]) -> Callable[[], bool]:

@@ -35,7 +35,7 @@ import msgspec
 from dreamd import fs, fswrite
 from dreamd.errors import Refused, UnsafePath
 from dreamd.fs import digest, sha256_of
-from dreamd.fswrite import CrashPoint, atomic_write
+from dreamd.fswrite import CrashPoint, append_private, atomic_write, private_folder
 
 __all__ = [
     "CrashPoint",
@@ -97,14 +97,14 @@ class Executor:
     crash: CrashPoint
 
     def __post_init__(self) -> None:
-        self.run_dir.mkdir(parents=True, exist_ok=True)
+        private_folder(self.run_dir)
         self._journal = self.run_dir / JOURNAL
         if not (self.run_dir / FOLDER).exists():  # which folder this journal is about (undo)
             atomic_write(self.run_dir / FOLDER, os.fsencode(self.folder))
 
     def _record(self, entry: dict[str, Any]) -> None:
         self.crash.tick()
-        with open(self._journal, "ab") as handle:
+        with os.fdopen(append_private(self._journal), "ab") as handle:
             handle.write(msgspec.json.encode(entry) + b"\n")
             handle.flush()
             os.fsync(handle.fileno())
@@ -354,7 +354,7 @@ def _reverse(step: _Step, run_dir: Path) -> list[str]:
     if step.action == "remove-created":
         path = Path(entry["path"])
         keep = run_dir / "created" / secrets.token_hex(4) / path.name
-        keep.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(keep.parent)
         path.replace(keep)
         return [str(path)]
     if step.action == "rmdir":

@@ -28,7 +28,7 @@ from dreamd.dream import proposal
 from dreamd.dream.folder.inventory import ARCHIVE_NAME, INDEX_NAME
 from dreamd.dream.gates.folder import GateDecision
 from dreamd.fs import digest, sha256_of
-from dreamd.fswrite import atomic_write
+from dreamd.fswrite import atomic_write, private_folder
 
 __all__ = [
     "SIDECAR_VERSION",
@@ -215,7 +215,7 @@ def write_pending(
         lines_after=len(new_index.splitlines()),
     )
     directory = state_dir / "pending"
-    directory.mkdir(parents=True, exist_ok=True)
+    private_folder(directory)
     target = directory / f"{folder_slug(folder)}.md"
     sidecar: dict[str, Any] = {
         "version": SIDECAR_VERSION,

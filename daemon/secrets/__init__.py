@@ -3,8 +3,15 @@
 Coding transcripts carry tokens, connection strings, ARNs and keys. Seed 002
 says an extracted value that looks like a credential is discarded, and that
 the same bar applies to every field that is stored. Such values are found
-with a curated set of compiled patterns (no ``detect-secrets``: its eager
-mode flags ordinary prose, see ENGINEERING-NOTES "Secrets").
+with a curated set of compiled patterns, dreamd's own. Decision (issue 15
+item 9): no maintained rule set is consumed. ``detect-secrets`` (last
+release 2024) lacks the newer providers (Anthropic, Groq, xAI, OpenRouter)
+and its eager mode flags ordinary prose (see ENGINEERING-NOTES "Secrets");
+gitleaks' rule set is a TOML file shipped with a Go program, its generic
+rules are tuned for repositories (a false positive costs a reviewer a
+glance, here it drops a memory), and no Python package carries it
+maintained. Its and detect-secrets' coverage was used as a checklist for
+``providers`` and ``commands``, whose patterns are written here.
 
 This module is the public entry point: it finds credential-shaped values
 (``find_secrets``, ``contains_secret``), redacts them from text (``redact``)

@@ -105,6 +105,9 @@ _NON_SECRET_SUFFIXES = frozenset(
         "missing",
     }
 )  # fmt: skip
+#: Whole key names that are a credential by a tool's convention, with no credential word in
+#: them (``SSHPASS`` for ``sshpass -e``, ``REDISCLI_AUTH`` for ``redis-cli``).
+_STRONG_NAMES = frozenset({"sshpass", "rediscli_auth", "mysql_pwd"})
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SEPARATORS = re.compile(r"[\s_.\-]+")
 
@@ -125,7 +128,10 @@ def key_strength(key: str) -> KeyStrength:
     ``--- PASS: test_x``), ``auth`` only as the last word (``BASIC_AUTH``, not
     ``auth_mode``); ``token`` and ``auth`` words are weak.
     """
-    parts = _key_parts(key.rsplit(".", 1)[-1])
+    name = key.rsplit(".", 1)[-1]
+    if name.lower() in _STRONG_NAMES:
+        return "strong"
+    parts = _key_parts(name)
     if not parts or parts[-1] in _NON_SECRET_SUFFIXES:
         return ""
     if parts[-1] == "pass" and len(parts) > 1:

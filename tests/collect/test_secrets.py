@@ -49,6 +49,7 @@ from dreamd.secrets import (
     scan_item,
 )
 from dreamd.stores import MemoryItem, Quote
+from tests.collect.secretshapes import SHAPES as MORE_SHAPES
 
 # --- random material ----------------------------------------------------------------
 
@@ -486,8 +487,10 @@ class TestCredentials:
         assert len({text for _, _, text, _ in CREDENTIALS}) == len(CREDENTIALS)
 
     def test_every_kind_is_exercised(self) -> None:
-        """Each detector has at least one generated credential of its kind."""
-        assert {kind for kind, _ in SHAPES.values()} == set(KINDS)
+        """Each detector has at least one generated credential of its kind (here or in the
+        command-line and provider corpus of ``tests.collect.secretshapes``)."""
+        kinds = {kind for kind, _ in (*SHAPES.values(), *MORE_SHAPES.values())}
+        assert kinds == set(KINDS)
 
     @pytest.mark.parametrize(
         ("kind", "text", "secret"), [c[1:] for c in CREDENTIALS], ids=[c[0] for c in CREDENTIALS]

@@ -71,7 +71,13 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("dreamd.migrations", ()),
     (
         "dreamd.statedb",
-        ("dreamd.sessioninfo", "dreamd.readers", "dreamd.sqlite", "dreamd.migrations"),
+        (
+            "dreamd.sessioninfo",
+            "dreamd.readers",
+            "dreamd.sqlite",
+            "dreamd.migrations",
+            "dreamd.logs",  # the one line saying it tightened an old data folder
+        ),
     ),
     ("dreamd.config", ("dreamd.readers", "dreamd.stores", "dreamd.schedule")),
     ("dreamd.catalog", ("dreamd.readers", "dreamd.statedb", "dreamd.sessioninfo", "dreamd.logs")),
