@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import io
+import os
+import re
 import shutil
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, TextIO
 
@@ -17,12 +20,14 @@ from dreamd.sessioninfo import SessionInfo
 
 __all__ = [
     "Progress",
+    "colour_wanted",
     "conversation_json",
     "conversation_text",
     "dump_json",
     "selection_json",
     "selection_text",
     "session_json",
+    "table_text",
 ]
 
 
@@ -163,6 +168,64 @@ class Progress:
         self.stream.flush()
 
     def done(self) -> None:
+        """Clear the progress line, so the output that follows starts on a clean line."""
         if self._shown:
-            self.stream.write("\n")
+            self.stream.write("\r\x1b[K")
             self.stream.flush()
+            self._shown = False
+
+
+def colour_wanted(stream: TextIO, env: Mapping[str, str] | None = None) -> bool:
+    """Colour only on a terminal, and never when ``NO_COLOR`` is set (https://no-color.org)."""
+    environment = os.environ if env is None else env
+    return stream.isatty() and not environment.get("NO_COLOR") and environment.get("TERM") != "dumb"
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def table_text(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    *,
+    stream: TextIO,
+    wrap: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+) -> str:
+    """Rows as a table for ``stream``: on a terminal sized to its width, the ``wrap``
+    columns folding onto more lines where they do not fit (nothing is ever cut off);
+    piped, every cell at full width on one line. Bold headers only where colour is wanted.
+
+    rich is imported here, only when a table is drawn.
+    """
+    from rich.console import Console
+    from rich.table import Table
+
+    terminal = stream.isatty()
+    needed = sum(max((len(str(r[i])) for r in [headers, *rows]), default=0) + 2
+                 for i in range(len(headers)))  # fmt: skip
+    width = shutil.get_terminal_size((80, 24)).columns if terminal else max(needed, 80)
+    colour = colour_wanted(stream, env)
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer,
+        width=width,
+        color_system="standard" if colour else None,
+        force_terminal=colour,
+        no_color=not colour,
+        highlight=False,
+        emoji=False,
+        markup=False,
+    )
+    table = Table(box=None, pad_edge=False, header_style="bold" if colour else "", expand=False)
+    for header in headers:
+        table.add_column(header, overflow="fold", no_wrap=header not in wrap)
+    for row in rows:
+        table.add_row(*(str(cell) for cell in row))
+    console.print(table)
+    return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
+
+
+def visible_width(line: str) -> int:
+    """The columns a line takes on a terminal (colour codes take none)."""
+    return len(_ANSI.sub("", line))

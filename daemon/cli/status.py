@@ -11,7 +11,8 @@ import click
 from dreamd.cli.common import config_option, open_settings
 from dreamd.render import dump_json
 from dreamd.service.runner import local_timezone
-from dreamd.service.status import status_document, status_text
+from dreamd.service.status import status_document
+from dreamd.service.statustext import status_text
 
 __all__ = ["status"]
 
@@ -20,7 +21,7 @@ __all__ = ["status"]
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @config_option
 def status(as_json: bool, config_path: Path | None) -> None:
-    """Last and next runs, backlog per source, pending plans and proposals, lock holder."""
+    """What happened last: each job's last run, what waits for you, next runs, backlog, log."""
     settings, state = open_settings(config_path)
     now = datetime.now(UTC)
     document = status_document(settings, state, env=os.environ, now=now, timezone=local_timezone())

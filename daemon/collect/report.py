@@ -4,19 +4,14 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import datetime
-from pathlib import Path
 from typing import Any
-
-import msgspec
 
 from dreamd.collect.budget import drain_words, ended_by_words
 from dreamd.collect.collector import CollectResult
-from dreamd.errors import StateError
-from dreamd.fswrite import atomic_write
 from dreamd.readers import isoformat
 from dreamd.selection import SELECTABLE
 
-__all__ = ["report_json", "report_text", "store_report"]
+__all__ = ["report_json", "report_text"]
 
 _PEOPLE, _EVENTS, _FACTS = "Person", "Event", "Fact"
 
@@ -173,14 +168,3 @@ def _tokens_line(document: dict[str, Any]) -> str:
     per_session = document.get("tokens_by_session") or {}
     detail = "; ".join(f"{key} {n}" for key, n in per_session.items())
     return f"Tokens: {document['tokens']}" + (f" ({detail})" if detail else "")
-
-
-def store_report(directory: Path, document: dict[str, Any]) -> Path:
-    """Write the report as a JSON file and read it back; raises if it does not match."""
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"collect-{document['run_id']}.json"
-    data = msgspec.json.encode(document)
-    atomic_write(path, data)
-    if msgspec.json.decode(path.read_bytes()) != document:
-        raise StateError(f"the collection report {path} did not read back as written")
-    return path

@@ -19,7 +19,7 @@ from dreamd.catalog import Catalog
 from dreamd.collect.budget import Deadline, budget_summary, lower_priority, run_budget, run_fields
 from dreamd.collect.collector import CollectRequest, CollectResult, collect
 from dreamd.collect.extraction import ExtractionRun
-from dreamd.collect.report import report_json, store_report
+from dreamd.collect.report import report_json
 from dreamd.config import Settings
 from dreamd.lock import pipeline_lock
 from dreamd.logs import get_logger
@@ -76,7 +76,9 @@ def collect_job(
     request = replace(request, stop=_either(request.stop, deadline.expired))
     mode = "dry-run" if request.dry_run else "apply"
     try:
-        with lock, recorded_run(state, request.run_id, "collect", mode, request.now) as record:
+        with lock, recorded_run(
+            state, request.run_id, "collect", mode, request.now, data_dir=settings.data_dir
+        ) as record:
             stores_for = _stores_finder(settings, state, context, shared)
             extraction.wire(stores_for, settings.data_dir)
             result = collect(
@@ -104,7 +106,7 @@ def collect_job(
             )
             document.update(fields)
             document["context_shortened"] = extraction.shortened()
-            store_report(settings.data_dir / "reports", document)
+            record.report = document  # kept on disk for ``dreamd log`` and ``dreamd show``
             record.outcome = "ok"
             record.summary = {k: document[k] for k in ("planted", "windows", "dropped_secrets")}
             record.summary.update(budget_summary(document))
