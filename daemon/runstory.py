@@ -152,14 +152,16 @@ def _dream_phrases(counts: Mapping[str, int], would: bool) -> list[str]:
                 f"{verb(key, now)} {_plural(counts[key], 'index entry', 'index entries')}"
             )
     if counts["accepted"]:
+        elsewhere = counts["accepted_elsewhere"]
+        in_folders = counts["accepted"] - elsewhere
         where = []
-        if counts["accepted_folders"]:
-            where.append(_plural(counts["accepted_folders"], "folder"))
-        if counts["accepted_elsewhere"]:
-            where.append("the other stores")
-        memories = _plural(counts["accepted"], "new memory", "new memories")
-        places = f" in {' and '.join(where)}" if where else ""
-        phrases.append(f"{verb('accepted', 'accept')} {memories}{places}")
+        if in_folders:
+            folders = _plural(counts["accepted_folders"], "folder")
+            where.append(f"{_plural(in_folders, 'new memory', 'new memories')} in {folders}")
+        if elsewhere:
+            many = _plural(elsewhere, "new memory", "new memories")
+            where.append(f"{elsewhere if in_folders else many} in the other stores")
+        phrases.append(f"{verb('accepted', 'accept')} {' and '.join(where)}")
     for key, now in (("merged", "merge"), ("rejected", "reject")):
         if counts[key]:
             phrases.append(f"{verb(key, now)} {_plural(counts[key], 'collected item')}")

@@ -123,7 +123,9 @@ def _ago(moment: datetime, now: datetime) -> str:
 def run_sentence(run: JobRun, now: datetime) -> str:
     """One run as a sentence: ``dream ran 6 h 10 min ago (2026-12-02 03:30), a DRY RUN
     that took 2.1 s: ok; would trash 2 memories.``"""
-    kind = "a DRY RUN" if run.mode == "dry-run" else "applied"
+    kind = {"dry-run": "a DRY RUN", "apply-pending": "applying reviewed proposals"}.get(
+        run.mode, "applied"
+    )
     took = took_words(run.started_at, run.finished_at)
     return (
         f"{run.job} ran {_ago(run.started_at, now)} ({local(run.started_at)}), {kind}, "

@@ -76,9 +76,12 @@ def collect_job(
     request = replace(request, stop=_either(request.stop, deadline.expired))
     mode = "dry-run" if request.dry_run else "apply"
     try:
-        with lock, recorded_run(
-            state, request.run_id, "collect", mode, request.now, data_dir=settings.data_dir
-        ) as record:
+        with (
+            lock,
+            recorded_run(
+                state, request.run_id, "collect", mode, request.now, data_dir=settings.data_dir
+            ) as record,
+        ):
             stores_for = _stores_finder(settings, state, context, shared)
             extraction.wire(stores_for, settings.data_dir)
             result = collect(

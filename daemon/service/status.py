@@ -25,7 +25,7 @@ from dreamd.jobs import live_ids_from_env, selection_policy
 from dreamd.lock import PIPELINE, holder
 from dreamd.runlog import SCHEMA
 from dreamd.runstory import counts_words, mode_label, took_words
-from dreamd.runview import run_sentence
+from dreamd.runview import run_sentence, undo_command
 from dreamd.schedule import parse_schedule
 from dreamd.selection import SELECTABLE, select
 from dreamd.service.servicefiles import LOG_FILE_NAME, launchd_log_dir, plist_path, unit_path
@@ -109,13 +109,24 @@ def _jobs(
         upcoming = parse_schedule(expression, timezone).get_next_fire_time(
             None, now.astimezone(timezone)
         )
-        last = state.runs(job, limit=1)
+        recent = state.runs(job, limit=20)
         jobs[job] = {
             "schedule": expression,
-            "last_run": _run_json(last[0] if last else None, now),
+            "last_run": _run_json(recent[0] if recent else None, now),
+            "last_change": _last_change(settings.data_dir, recent, now),
             "next_run": upcoming.isoformat() if upcoming else None,
         }
     return jobs
+
+
+def _last_change(data_dir: Path, recent: list[JobRun], now: datetime) -> dict[str, Any] | None:
+    """The latest of ``recent`` that changed files (it can be undone), when it is not the
+    last run: a refused or empty run afterwards must not hide what the dream did."""
+    for index, run in enumerate(recent):
+        undo = undo_command(data_dir, run)
+        if undo is not None:
+            return None if index == 0 else {**(_run_json(run, now) or {}), "undo": undo}
+    return None
 
 
 def _proposals(data_dir: Path) -> list[dict[str, Any]]:

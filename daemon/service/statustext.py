@@ -42,6 +42,12 @@ def _last_runs(document: Mapping[str, Any]) -> list[str]:
             lines.append(f"  {job} has never run ('{hint}' shows what it would do).")
         else:
             lines.append(f"  {last['sentence']} (details: dreamd show {last['run_id']})")
+        change = info.get("last_change")
+        if change:
+            lines.append(
+                f"  The last {job} that changed files: {change['sentence']} "
+                f"(undo: {change['undo']})"
+            )
     return lines
 
 
