@@ -89,7 +89,9 @@ COMMANDS: dict[str, LazyCommand] = {
         "The missing-facts list: facts the collector looks for, per project or person.",
     ),
     "cursor": LazyCommand(
-        "dreamd.cli.cursor", "cursor", "The collector's cursor as the seed's JSON document."
+        "dreamd.cli.cursor",
+        "cursor",
+        "The collector's progress (which sessions are done) as a JSON document.",
     ),
     "run": LazyCommand(
         "dreamd.cli.service",

@@ -9,6 +9,7 @@ from typing import Any
 from dreamd.collect.budget import drain_words, ended_by_words
 from dreamd.collect.collector import CollectResult
 from dreamd.readers import isoformat
+from dreamd.runlog import SCHEMA
 from dreamd.selection import SELECTABLE
 
 __all__ = ["report_json", "report_text"]
@@ -17,7 +18,12 @@ _PEOPLE, _EVENTS, _FACTS = "Person", "Event", "Fact"
 
 
 def report_json(
-    result: CollectResult, *, run_id: str, now: datetime, budget: int | None
+    result: CollectResult,
+    *,
+    run_id: str,
+    now: datetime,
+    budget: int | None,
+    dry_run: bool = False,
 ) -> dict[str, Any]:
     """The ``collect --json`` document (and what is stored)."""
     selection = result.selection
@@ -33,7 +39,9 @@ def report_json(
     oldest = deferred[-1].session if deferred else None
     planted, updated = result.planted, result.updated
     return {
+        "schema": SCHEMA,
         "run_id": run_id,
+        "dry_run": dry_run,
         "generated_at": isoformat(now),
         "selected": [d.session.key for d in selection.selected] if selection else [],
         "sources": {tool: dict(counts) for tool, counts in sorted(sources.items())},
@@ -94,6 +102,7 @@ def report_text(document: dict[str, Any]) -> str:
     cursor = document["cursor"]
     backlog = document["backlog"]
     lines = [
+        *_dry_run_banner(document),
         f"# Collection report — {document['generated_at']}",
         f"Sources (found / processed / skipped-live): {sources or 'none'}",
         f"Windows analyzed: {document['windows']} · budget used: "
@@ -105,12 +114,12 @@ def report_text(document: dict[str, Any]) -> str:
         f"Dropped: secrets-shaped values {document['dropped_secrets']} · "
         f"low-confidence extractions {document['dropped_low_confidence']}",
         f"Cursor: resolved {', '.join(cursor['resolved']) or 'none'}; "
-        f"partial {', '.join(cursor['partial']) or 'none'}; legacy high-water unchanged",
+        f"partial {', '.join(cursor['partial']) or 'none'}",
         f"Backlog: {backlog['eligible_deferred']}; oldest discoverable "
         f"{backlog['oldest_discoverable'] or '-'}; blocked "
         f"{'; '.join(backlog['blocked']) or 'none'}",
         *_legacy_lines(cursor),
-        f"Handoff: {document['handoff']} new items awaiting the gardener's validate gate",
+        f"Waiting for the next dream to check and accept: {document['handoff']} new items",
         _tokens_line(document),
         *_drain_line(document),
     ]
@@ -124,6 +133,15 @@ def report_text(document: dict[str, Any]) -> str:
             for i in document["would_plant"]
         ]
     return "\n".join(lines) + "\n"
+
+
+def _dry_run_banner(document: dict[str, Any]) -> list[str]:
+    """``DRY RUN`` at the top of a dry run's report."""
+    if not document.get("dry_run"):
+        return []
+    return [
+        "[DRY RUN] Nothing was planted and no progress saved. Run without --dry-run to collect."
+    ]
 
 
 def _planted_lines(entries: list[dict[str, Any]]) -> list[str]:
@@ -146,8 +164,8 @@ def _legacy_lines(cursor: dict[str, Any]) -> list[str]:
     if not baseline and not review:
         return []
     return [
-        f"Legacy: baseline {', '.join(baseline) or 'none'}; "
-        f"legacy-review {'; '.join(review) or 'none'}"
+        f"Sessions the older cursor format recorded: taken over {', '.join(baseline) or 'none'}; "
+        f"held for your review {'; '.join(review) or 'none'}"
     ]
 
 

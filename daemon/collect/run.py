@@ -102,6 +102,7 @@ def collect_job(
                 run_id=request.run_id,
                 now=request.now,
                 budget=request.policy.budget_sessions,
+                dry_run=request.dry_run,
             )
             trigger = parse_schedule(settings.config.collect.schedule, _local_zone())
             fields = run_fields(

@@ -181,7 +181,7 @@ def _report(target: FolderTarget, plan: FolderPlan) -> FolderReport:
 def _writes(plan: FolderPlan) -> list[PendingWrite]:
     """The files besides ``MEMORY.md`` an apply of ``plan`` writes (issue 12, item 1)."""
     writes = [
-        PendingWrite(r.name, r.old_sha256, r.content, "Relative dates made absolute (seed 001)")
+        PendingWrite(r.name, r.old_sha256, r.content, "Relative dates made absolute")
         for r in plan.rewrites
     ]
     archive = plan.new_archive
@@ -192,7 +192,7 @@ def _writes(plan: FolderPlan) -> list[PendingWrite]:
                 "MEMORY-ARCHIVE.md",
                 None if old is None else _sha(old),
                 archive.encode("utf-8", "surrogateescape"),
-                "Index lines moved out of MEMORY.md to fit its budget (seed 000 STEP 5.5)",
+                "Index lines moved out of MEMORY.md to fit its size budget",
             )
         )
     return writes
