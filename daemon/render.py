@@ -10,6 +10,7 @@ import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import Any, TextIO
 
 import msgspec
@@ -24,6 +25,7 @@ __all__ = [
     "conversation_json",
     "conversation_text",
     "dump_json",
+    "fit_text",
     "selection_json",
     "selection_text",
     "session_json",
@@ -93,31 +95,40 @@ def _when(moment: datetime | None) -> str:
     return moment.strftime("%Y-%m-%d %H:%M") if moment else "-"
 
 
-def selection_text(page: Sequence[Decision], selection: Selection) -> str:
-    """A table of sessions with a one-line summary of all statuses."""
-    width = shutil.get_terminal_size((120, 24)).columns
-    lines = [f"{'STATUS':<11} {'TOOL':<12} {'ID':<38} {'LAST MESSAGE':<16} {'MSGS':>5}  REASON"]
-    for d in page:
-        status = d.status + ("*" if d.selected else "")
-        info = d.session
-        row = (
-            f"{status:<11} {info.tool:<12} {_clip(info.session_id, 38):<38} "
-            f"{_when(info.last_message_at):<16} {info.messages:>5}  {d.reason}"
+def _home_short(path: str | None, home: str) -> str:
+    """A project path with the home folder written ``~`` (``-`` when unknown)."""
+    if not path:
+        return "-"
+    return (
+        "~" + path[len(home) :] if home and (path == home or path.startswith(home + "/")) else path
+    )
+
+
+def selection_text(page: Sequence[Decision], selection: Selection, stream: TextIO) -> str:
+    """A table of sessions (sized to the terminal, never clipped), then a summary line."""
+    home = str(Path.home()).rstrip("/")
+    rows = [
+        (
+            d.status + ("*" if d.selected else ""),
+            d.session.tool,
+            _home_short(d.session.project, home),
+            d.session.session_id,
+            _when(d.session.last_message_at),
+            str(d.session.messages),
+            d.reason or "",
         )
-        lines.append(_clip(row, max(width, 80)))
+        for d in page
+    ]
+    headers = ("STATUS", "TOOL", "PROJECT", "ID", "LAST MESSAGE", "MSGS", "REASON")
+    table = table_text(headers, rows, stream=stream, wrap=("PROJECT", "ID", "REASON"))
     counts = Counter(d.status for d in selection.decisions)
     summary = ", ".join(f"{counts[s]} {s}" for s in sorted(counts))
-    lines.append("")
-    lines.append(
-        f"{len(selection.decisions)} sessions ({summary or 'none'}); "
+    return table + fit_text(
+        f"\n{len(selection.decisions)} sessions ({summary or 'none'}); "
         f"{len(selection.selected)} selected for the next collect (*), "
-        f"{selection.backlog} deferred"
+        f"{selection.backlog} deferred\n",
+        stream,
     )
-    return "\n".join(lines) + "\n"
-
-
-def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def conversation_text(conversation: Conversation) -> str:
@@ -224,6 +235,27 @@ def table_text(
         table.add_row(*(str(cell) for cell in row))
     console.print(table)
     return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
+
+
+def fit_text(text: str, stream: TextIO) -> str:
+    """``text`` for ``stream``: on a terminal each long line wraps to its width, the
+    continuation indented under the line's own text; piped, unchanged (never clipped)."""
+    if not stream.isatty():
+        return text
+    import textwrap
+
+    width = max(shutil.get_terminal_size((80, 24)).columns, 20)
+    lines = []
+    for line in text.splitlines():
+        indent = " " * (len(line) - len(line.lstrip(" ")))
+        wrapped = textwrap.wrap(
+            line,
+            width=width,
+            subsequent_indent=indent + "  ",
+            break_on_hyphens=False,
+        )
+        lines += wrapped or [""]
+    return "\n".join(lines) + "\n"
 
 
 def visible_width(line: str) -> int:

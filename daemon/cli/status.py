@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
 import click
 
 from dreamd.cli.common import config_option, open_settings
-from dreamd.render import dump_json
+from dreamd.render import dump_json, fit_text
 from dreamd.service.runner import local_timezone
 from dreamd.service.status import status_document
 from dreamd.service.statustext import status_text
@@ -25,4 +26,7 @@ def status(as_json: bool, config_path: Path | None) -> None:
     settings, state = open_settings(config_path)
     now = datetime.now(UTC)
     document = status_document(settings, state, env=os.environ, now=now, timezone=local_timezone())
-    click.echo(dump_json(document) if as_json else status_text(document, now), nl=as_json)
+    if as_json:
+        click.echo(dump_json(document))
+    else:
+        click.echo(fit_text(status_text(document, now), sys.stdout), nl=False)
