@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -124,3 +126,28 @@ def test_credentials_in_exception_messages_are_redacted() -> None:
     assert (
         json.loads(stream.getvalue().splitlines()[0])["exception"][0]["exc_type"] == "RuntimeError"
     )
+
+
+def test_journal_stream_is_trusted_only_for_the_stream_it_names(tmp_path: Path) -> None:
+    """systemd's rule: ``JOURNAL_STREAM`` is DEVICE:INODE of the stream it connected."""
+    from dreamd.logs import journal_stream_is
+
+    with (tmp_path / "out").open("w") as stream:
+        status = os.fstat(stream.fileno())
+        assert journal_stream_is(f"{status.st_dev}:{status.st_ino}", stream)
+        assert not journal_stream_is(f"{status.st_dev}:{status.st_ino + 1}", stream)
+        assert not journal_stream_is("", stream) and not journal_stream_is("8:x", stream)
+        assert not journal_stream_is(None, stream)
+    assert not journal_stream_is("1:2", io.StringIO())
+
+
+def test_readable_lines_for_a_person_at_a_terminal() -> None:
+    """Time, level, event and a few short fields; no JSON braces."""
+    stream = io.StringIO()
+    configure_logging("info", stream=stream, readable=True)
+    get_logger("dreamd.jobs").info(
+        "collect.completed", mode="apply", outcome="ok", planted={"total": 3}, a=1, b=2, c=3
+    )
+    (line,) = stream.getvalue().splitlines()
+    assert re.match(r"^\d\d:\d\d:\d\d info +collect\.completed  mode=apply outcome=ok ", line)
+    assert 'planted={"total": 3}' in line and "(+1 more)" in line and "logger" not in line
