@@ -16,6 +16,7 @@ from typing import Any, TextIO
 import msgspec
 
 from dreamd.readers import Conversation, isoformat
+from dreamd.runlog import SCHEMA
 from dreamd.selection import Decision, Selection
 from dreamd.sessioninfo import SessionInfo
 
@@ -74,6 +75,7 @@ def selection_json(decisions: Sequence[Decision]) -> list[dict[str, Any]]:
 def conversation_json(conversation: Conversation) -> dict[str, Any]:
     """The ``sources show --json`` document."""
     return {
+        "schema": SCHEMA,
         "tool": conversation.tool,
         "id": conversation.session_id,
         "project": conversation.project,
