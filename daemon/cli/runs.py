@@ -16,12 +16,14 @@ from dreamd.runview import log_json, log_lines, parse_since, show_header, show_j
 __all__ = ["log_command", "show_command"]
 
 
-class Since(click.ParamType):
+class Since(click.ParamType):  # type: ignore[type-arg]  # generic only in click's stubs
     """``--since 7d`` (a span back from now) or ``--since 2026-12-01`` (a date)."""
 
     name = "SPAN|DATE"
 
-    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None):  # type: ignore[no-untyped-def]
+    def convert(
+        self, value: object, param: click.Parameter | None, ctx: click.Context | None
+    ) -> datetime:
         try:
             return parse_since(str(value), datetime.now(UTC))
         except ValueError as error:
