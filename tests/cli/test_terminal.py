@@ -89,3 +89,23 @@ def test_sources_list_and_status_fit_80_columns_and_pipes_are_not_clipped(
     assert max(widths(piped)) > 80
     piped_status = run_dreamd(isolated_home, "status").stdout
     assert any(len(line) > 80 for line in piped_status.splitlines())  # full width, not wrapped
+
+
+def test_the_progress_line_is_cleared_when_done() -> None:
+    """The last ``\\r…`` line is erased, so what follows starts on a clean line."""
+    import io
+
+    from dreamd.render import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    stream = Terminal()
+    progress = Progress("reading sessions", stream)
+    progress(3, 3)
+    progress.done()
+    assert stream.getvalue() == "\rreading sessions: 3/3\r\x1b[K"
+    silent = io.StringIO()
+    Progress("reading sessions", silent)(3, 3)
+    assert silent.getvalue() == ""
