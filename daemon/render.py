@@ -211,12 +211,15 @@ def table_text(
 
     rich is imported here, only when a table is drawn.
     """
+    from rich.cells import cell_len
     from rich.console import Console
     from rich.table import Table
 
     terminal = stream.isatty()
-    needed = sum(max((len(str(r[i])) for r in [headers, *rows]), default=0) + 2
-                 for i in range(len(headers)))  # fmt: skip
+    needed = sum(
+        max((cell_len(str(r[i])) for r in [headers, *rows]), default=0) + 2
+        for i in range(len(headers))
+    )  # cell widths: a wide character takes two columns
     width = shutil.get_terminal_size((80, 24)).columns if terminal else max(needed, 80)
     colour = colour_wanted(stream, env)
     buffer = io.StringIO()
