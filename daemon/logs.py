@@ -19,11 +19,15 @@ journald every line stays one JSON object.
 
 from __future__ import annotations
 
+import io
+import json
 import logging
 import logging.handlers
+import os
 import sys
 import warnings
 from collections.abc import Mapping
+from datetime import datetime
 from io import TextIOWrapper
 from pathlib import Path
 from typing import Any, TextIO, cast
@@ -34,7 +38,14 @@ from structlog.typing import EventDict, Processor
 
 from dreamd.fswrite import PRIVATE_FILE, append_private, private_folder
 
-__all__ = ["configure_logging", "get_logger", "log_file_setting", "log_warning"]
+__all__ = [
+    "configure_logging",
+    "get_logger",
+    "journal_stream_is",
+    "log_file_setting",
+    "log_warning",
+    "readable_line",
+]
 
 #: syslog priorities by level name, for journald's ``<N>`` line prefix.
 _PRIORITIES: Mapping[str, int] = {
@@ -83,6 +94,51 @@ def _shared_processors() -> list[Processor]:
         structlog.stdlib.add_logger_name,
         structlog.processors.TimeStamper(fmt="iso", utc=True, key="ts"),
     ]
+
+
+def journal_stream_is(value: str | None, stream: TextIO) -> bool:
+    """Whether ``stream`` is the journal connection systemd named in ``JOURNAL_STREAM``.
+
+    systemd's rule (systemd.exec(5)): the variable is ``DEVICE:INODE`` of the stream it
+    connected; a process must compare it with its own stdout, because a shell started from
+    a service inherits the variable while its stdout is a terminal or a pipe.
+    """
+    device, _, inode = (value or "").partition(":")
+    try:
+        status = os.fstat(stream.fileno())
+        return (status.st_dev, status.st_ino) == (int(device), int(inode))
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        return False
+
+
+#: Fields a terminal line never repeats (they lead it, or they are noise there).
+_READABLE_SKIP = frozenset({"ts", "level", "event", "logger", "run_id"})
+#: At most this many of an event's own fields on a terminal line, each shortened.
+_READABLE_FIELDS, _READABLE_VALUE = 5, 60
+
+
+def readable_line(_logger: Any, _name: str, event_dict: EventDict) -> str:
+    """One log event for a person at a terminal: ``02:30:01 info  collect.completed  mode=apply
+    outcome=ok …`` (local time, level, event, a few short fields; the exception last)."""
+    ts = str(event_dict.get("ts", ""))
+    try:
+        clock = datetime.fromisoformat(ts.replace("Z", "+00:00")).astimezone().strftime("%H:%M:%S")
+    except ValueError:
+        clock = ts[11:19]
+    level = str(event_dict.get("level", "info"))
+    fields = [(k, v) for k, v in event_dict.items() if k not in _READABLE_SKIP and k != "exception"]
+    shown = []
+    for key, value in fields[:_READABLE_FIELDS]:
+        text = value if isinstance(value, str) else json.dumps(value, default=str)
+        if len(text) > _READABLE_VALUE:
+            text = text[: _READABLE_VALUE - 1] + "…"
+        shown.append(f"{key}={text}")
+    more = f" (+{len(fields) - _READABLE_FIELDS} more)" if len(fields) > _READABLE_FIELDS else ""
+    line = f"{clock} {level:<7} {event_dict.get('event', '')}  {' '.join(shown)}{more}".rstrip()
+    exception = event_dict.get("exception")
+    if exception:
+        line += "\n  " + json.dumps(exception, default=str)[:2000]
+    return line
 
 
 def log_file_setting(option: Path | None, configured: str) -> Path | None:
@@ -148,8 +204,12 @@ def configure_logging(
     max_bytes: int = 10_000_000,
     backup_count: int = 5,
     journald: bool = False,
+    readable: bool = False,
 ) -> None:
     """Send every log line, dreamd's and the libraries', as JSON to one place.
+
+    ``readable``: a person reads ``stream`` at a terminal; lines are
+    :func:`readable_line`'s instead of JSON (never for a file or the journal).
 
     ``log_file`` wins over ``stream``: the file rotates at
     ``max_bytes`` (10 MB), keeping ``backup_count`` (5) old files, and its lines carry no
@@ -174,7 +234,9 @@ def configure_logging(
                 structlog.processors.ExceptionRenderer(ExceptionDictTransformer(show_locals=False)),
                 # After the exception is rendered: its message may quote a credential too.
                 _redact,
-                structlog.processors.JSONRenderer(sort_keys=False),
+                readable_line
+                if readable and target is None and not journald
+                else structlog.processors.JSONRenderer(sort_keys=False),
             ],
         )
     )

@@ -2,27 +2,35 @@
 
 from __future__ import annotations
 
+import io
+import os
+import re
 import shutil
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
+from pathlib import Path
 from typing import Any, TextIO
 
 import msgspec
 
 from dreamd.readers import Conversation, isoformat
+from dreamd.runlog import SCHEMA
 from dreamd.selection import Decision, Selection
 from dreamd.sessioninfo import SessionInfo
 
 __all__ = [
     "Progress",
+    "colour_wanted",
     "conversation_json",
     "conversation_text",
     "dump_json",
+    "fit_text",
     "selection_json",
     "selection_text",
     "session_json",
+    "table_text",
 ]
 
 
@@ -67,6 +75,7 @@ def selection_json(decisions: Sequence[Decision]) -> list[dict[str, Any]]:
 def conversation_json(conversation: Conversation) -> dict[str, Any]:
     """The ``sources show --json`` document."""
     return {
+        "schema": SCHEMA,
         "tool": conversation.tool,
         "id": conversation.session_id,
         "project": conversation.project,
@@ -88,31 +97,40 @@ def _when(moment: datetime | None) -> str:
     return moment.strftime("%Y-%m-%d %H:%M") if moment else "-"
 
 
-def selection_text(page: Sequence[Decision], selection: Selection) -> str:
-    """A table of sessions with a one-line summary of all statuses."""
-    width = shutil.get_terminal_size((120, 24)).columns
-    lines = [f"{'STATUS':<11} {'TOOL':<12} {'ID':<38} {'LAST MESSAGE':<16} {'MSGS':>5}  REASON"]
-    for d in page:
-        status = d.status + ("*" if d.selected else "")
-        info = d.session
-        row = (
-            f"{status:<11} {info.tool:<12} {_clip(info.session_id, 38):<38} "
-            f"{_when(info.last_message_at):<16} {info.messages:>5}  {d.reason}"
+def _home_short(path: str | None, home: str) -> str:
+    """A project path with the home folder written ``~`` (``-`` when unknown)."""
+    if not path:
+        return "-"
+    return (
+        "~" + path[len(home) :] if home and (path == home or path.startswith(home + "/")) else path
+    )
+
+
+def selection_text(page: Sequence[Decision], selection: Selection, stream: TextIO) -> str:
+    """A table of sessions (sized to the terminal, never clipped), then a summary line."""
+    home = str(Path.home()).rstrip("/")
+    rows = [
+        (
+            d.status + ("*" if d.selected else ""),
+            d.session.tool,
+            _home_short(d.session.project, home),
+            d.session.session_id,
+            _when(d.session.last_message_at),
+            str(d.session.messages),
+            d.reason or "",
         )
-        lines.append(_clip(row, max(width, 80)))
+        for d in page
+    ]
+    headers = ("STATUS", "TOOL", "PROJECT", "ID", "LAST MESSAGE", "MSGS", "REASON")
+    table = table_text(headers, rows, stream=stream, wrap=("PROJECT", "ID", "REASON"))
     counts = Counter(d.status for d in selection.decisions)
     summary = ", ".join(f"{counts[s]} {s}" for s in sorted(counts))
-    lines.append("")
-    lines.append(
-        f"{len(selection.decisions)} sessions ({summary or 'none'}); "
+    return table + fit_text(
+        f"\n{len(selection.decisions)} sessions ({summary or 'none'}); "
         f"{len(selection.selected)} selected for the next collect (*), "
-        f"{selection.backlog} deferred"
+        f"{selection.backlog} deferred\n",
+        stream,
     )
-    return "\n".join(lines) + "\n"
-
-
-def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def conversation_text(conversation: Conversation) -> str:
@@ -163,6 +181,88 @@ class Progress:
         self.stream.flush()
 
     def done(self) -> None:
+        """Clear the progress line, so the output that follows starts on a clean line."""
         if self._shown:
-            self.stream.write("\n")
+            self.stream.write("\r\x1b[K")
             self.stream.flush()
+            self._shown = False
+
+
+def colour_wanted(stream: TextIO, env: Mapping[str, str] | None = None) -> bool:
+    """Colour only on a terminal, and never when ``NO_COLOR`` is set (https://no-color.org)."""
+    environment = os.environ if env is None else env
+    return stream.isatty() and not environment.get("NO_COLOR") and environment.get("TERM") != "dumb"
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def table_text(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    *,
+    stream: TextIO,
+    wrap: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+) -> str:
+    """Rows as a table for ``stream``: on a terminal sized to its width, the ``wrap``
+    columns folding onto more lines where they do not fit (nothing is ever cut off);
+    piped, every cell at full width on one line. Bold headers only where colour is wanted.
+
+    rich is imported here, only when a table is drawn.
+    """
+    from rich.cells import cell_len
+    from rich.console import Console
+    from rich.table import Table
+
+    terminal = stream.isatty()
+    needed = sum(
+        max((cell_len(str(r[i])) for r in [headers, *rows]), default=0) + 2
+        for i in range(len(headers))
+    )  # cell widths: a wide character takes two columns
+    width = shutil.get_terminal_size((80, 24)).columns if terminal else max(needed, 80)
+    colour = colour_wanted(stream, env)
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer,
+        width=width,
+        color_system="standard" if colour else None,
+        force_terminal=colour,
+        no_color=not colour,
+        highlight=False,
+        emoji=False,
+        markup=False,
+    )
+    table = Table(box=None, pad_edge=False, header_style="bold" if colour else "", expand=False)
+    for header in headers:
+        table.add_column(header, overflow="fold", no_wrap=header not in wrap)
+    for row in rows:
+        table.add_row(*(str(cell) for cell in row))
+    console.print(table)
+    return "\n".join(line.rstrip() for line in buffer.getvalue().splitlines()) + "\n"
+
+
+def fit_text(text: str, stream: TextIO) -> str:
+    """``text`` for ``stream``: on a terminal each long line wraps to its width, the
+    continuation indented under the line's own text; piped, unchanged (never clipped)."""
+    if not stream.isatty():
+        return text
+    import textwrap
+
+    width = max(shutil.get_terminal_size((80, 24)).columns, 20)
+    lines = []
+    for line in text.splitlines():
+        indent = " " * (len(line) - len(line.lstrip(" ")))
+        wrapped = textwrap.wrap(
+            line,
+            width=width,
+            subsequent_indent=indent + "  ",
+            break_on_hyphens=False,
+        )
+        lines += wrapped or [""]
+    return "\n".join(lines) + "\n"
+
+
+def visible_width(line: str) -> int:
+    """The columns a line takes on a terminal (colour codes take none)."""
+    return len(_ANSI.sub("", line))

@@ -11,6 +11,10 @@ row records the run's pid; before a run starts, ``close_interrupted`` closes
 every unfinished run whose process is gone as ``interrupted`` (rows recorded
 before pids were kept count as gone). Should such a process still finish, its
 own finish row replaces the mark.
+
+A run that sets ``report`` (its JSON report) has it kept on disk for
+``dreamd log`` and ``dreamd show`` (``dreamd.runlog``), and its counts in
+words' terms (``dreamd.runstory.run_counts``) kept in the summary as ``counts``.
 """
 
 from __future__ import annotations
@@ -20,11 +24,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import structlog
 
+from dreamd.errors import StateError
 from dreamd.logs import get_logger
+from dreamd.runlog import prune_reports, save_report
+from dreamd.runstory import run_counts
 from dreamd.statedb import JobRun, StateDB
 
 __all__ = [
@@ -49,13 +57,21 @@ class RunRecord:
     mode: str
     outcome: str = "failed"
     summary: dict[str, Any] = field(default_factory=dict)
+    report: dict[str, Any] | None = None
 
 
 @contextmanager
 def recorded_run(
-    state: StateDB, run_id: str, job: str, mode: str, now: datetime
+    state: StateDB,
+    run_id: str,
+    job: str,
+    mode: str,
+    now: datetime,
+    *,
+    data_dir: Path | None = None,
 ) -> Iterator[RunRecord]:
-    """Record one run of ``job`` started at ``now`` (see the module docstring)."""
+    """Record one run of ``job`` started at ``now`` (see the module docstring); its report
+    is kept under ``data_dir`` (none is kept without one)."""
     record = RunRecord(mode)
     bound = structlog.contextvars.bind_contextvars(run_id=run_id)
     close_interrupted(state, now)
@@ -63,6 +79,8 @@ def recorded_run(
     try:
         yield record
     finally:
+        if record.report is not None and data_dir is not None:
+            _keep_report(data_dir, job, run_id, record, now)
         state.finish_run(
             run_id,
             outcome=record.outcome,
@@ -112,3 +130,15 @@ def close_interrupted(state: StateDB, now: datetime) -> list[str]:
         log.warning("run.interrupted", interrupted_run=run.run_id, job=run.job, pid=run.pid)
         closed.append(run.run_id)
     return closed
+
+
+def _keep_report(data_dir: Path, job: str, run_id: str, record: RunRecord, now: datetime) -> None:
+    """The report on disk, its counts in the summary, old reports pruned; a report that
+    cannot be written is logged, never the end of the run's record."""
+    assert record.report is not None
+    record.summary = {**record.summary, "counts": run_counts(job, record.report)}
+    try:
+        save_report(data_dir, job, run_id, record.report)
+        prune_reports(data_dir, now)
+    except (OSError, StateError) as error:
+        log.warning("run.report_not_kept", job=job, error=str(error))

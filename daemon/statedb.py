@@ -329,6 +329,25 @@ class StateDB:
         with self.transaction() as connection:
             return [_run_from_row(row) for row in connection.execute(query)]
 
+    def runs_since(self, since: datetime | None = None, limit: int = 200) -> list[JobRun]:
+        """Every run started at ``since`` or later (all when None), newest first."""
+        query = select(job_run).order_by(job_run.c.started_at.desc()).limit(limit)
+        if since is not None:
+            query = query.where(job_run.c.started_at >= since.timestamp())
+        with self.transaction() as connection:
+            return [_run_from_row(row) for row in connection.execute(query)]
+
+    def run_ids(self, prefix: str) -> list[str]:
+        """The IDs of the recorded runs that start with ``prefix``, sorted."""
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        query = (
+            select(job_run.c.run_id)
+            .where(job_run.c.run_id.like(f"{escaped}%", escape="\\"))
+            .order_by(job_run.c.run_id)
+        )
+        with self.transaction() as connection:
+            return [str(row[0]) for row in connection.execute(query)]
+
     def earliest_run_start(self) -> datetime | None:
         """When dreamd first recorded a run of anything (the service counts): its install date."""
         with self.transaction() as connection:

@@ -78,7 +78,7 @@ MAX_FACT_CHARS = 400
 #: A holding file, ledger or ``GEMINI.md`` larger than this is not read (nor replaced).
 MAX_FILE_BYTES = 64 * 1024 * 1024
 HOLDING_HEADER = (
-    "# Gemini memories waiting for the validate gate\n\n"
+    "# Gemini memories waiting for the next dream's check\n\n"
     "<!-- dreamd: the collector holds new facts here; the next dream adds each one to "
     "GEMINI.md, merges it or rejects it. Gemini does not read this file. -->\n"
 )

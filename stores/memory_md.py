@@ -96,13 +96,13 @@ _CATEGORY_SECTIONS = {
     "gotcha": "Gotchas",
 }
 HOLDING_HEADER = (
-    "# MEMORY.md entries waiting for the validate gate\n\n"
+    "# MEMORY.md entries waiting for the next dream's check\n\n"
     "<!-- dreamd: the collector holds new entries here; the next dream accepts, merges "
     "or rejects each one. -->\n"
 )
 LEDGER_HEADER = (
     "# Where dreamd's MEMORY.md entries came from\n\n"
-    "<!-- dreamd: every entry the validate gate accepted or merged, with its source "
+    "<!-- dreamd: every entry the dream accepted or merged, with its source "
     "and quotes. -->\n"
 )
 _ITEM_LINE = re.compile(r"^<!-- dreamd:item (.*) -->\r?\n?\Z")

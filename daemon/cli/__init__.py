@@ -53,10 +53,20 @@ COMMANDS: dict[str, LazyCommand] = {
         "undo",
         "Put back everything one dream run moved or rewrote, byte for byte.",
     ),
+    "log": LazyCommand(
+        "dreamd.cli.runs",
+        "log_command",
+        "One line per run, newest first: job, start, duration, dry run or applied, what it did.",
+    ),
+    "show": LazyCommand(
+        "dreamd.cli.runs",
+        "show_command",
+        "The full report of one run (a unique prefix of its ID will do).",
+    ),
     "status": LazyCommand(
         "dreamd.cli.status",
         "status",
-        "Last and next runs, backlog per source, pending plans and proposals, lock holder.",
+        "What happened last: each job's last run, what waits for you, next runs, backlog, log.",
     ),
     "search": LazyCommand(
         "dreamd.cli.search",
@@ -79,7 +89,9 @@ COMMANDS: dict[str, LazyCommand] = {
         "The missing-facts list: facts the collector looks for, per project or person.",
     ),
     "cursor": LazyCommand(
-        "dreamd.cli.cursor", "cursor", "The collector's cursor as the seed's JSON document."
+        "dreamd.cli.cursor",
+        "cursor",
+        "The collector's progress (which sessions are done) as a JSON document.",
     ),
     "run": LazyCommand(
         "dreamd.cli.service",

@@ -18,7 +18,7 @@ __all__ = ["cursor"]
 
 @click.group(cls=ErrorGroup)
 def cursor() -> None:
-    """The collector's cursor as the seed's JSON document."""
+    """The collector's progress (which sessions are done) as a JSON document."""
 
 
 @cursor.command("export")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from datetime import UTC, datetime
@@ -71,8 +72,16 @@ def dream(
 @click.argument("run_id")
 @config_option
 def undo(run_id: str, config_path: Path | None) -> None:
-    """Put back everything one dream run moved or rewrote, byte for byte."""
+    """Put back everything one dream run moved or rewrote, byte for byte.
+
+    RUN_ID may be a unique prefix of the run's ID, as ``dreamd log`` shows it.
+    """
+    from dreamd.errors import NotFound
+    from dreamd.runlog import resolve_run
+
     settings, state = open_settings(config_path)
+    with contextlib.suppress(NotFound):  # a run without a record: ``undo_dream`` says why
+        run_id = resolve_run(state, run_id).run_id
     context = JobContext(settings, state, os.environ, Path.home())
     restored = undo_dream(context, run_id)
     click.echo(f"restored {len(restored)} file(s) changed by run {run_id}")

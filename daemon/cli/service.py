@@ -12,7 +12,7 @@ import click
 
 from dreamd.cli.common import config_option
 from dreamd.config import load_settings
-from dreamd.logs import configure_logging, log_file_setting
+from dreamd.logs import configure_logging, journal_stream_is, log_file_setting
 from dreamd.service import install as service_install
 from dreamd.service.runner import Service
 from dreamd.statedb import open_state
@@ -81,18 +81,21 @@ def uninstall_service(platform: str | None) -> None:
     "--log-file",
     type=click.Path(path_type=Path, dir_okay=False),
     default=None,
-    help="Write JSON log lines to this rotating file (default: [service] log_file, else stdout).",
+    help="Write JSON log lines to this rotating file (default: [service] log_file, else stdout;"
+    " readable lines on a terminal, JSON elsewhere).",
 )
 @config_option
 def run(log_file: Path | None, config_path: Path | None) -> None:
     """The service: collect and dream on their schedules, follow the transcript folders."""
     settings = load_settings(config_path)
     service = settings.config.service
+    journald = journal_stream_is(os.environ.get("JOURNAL_STREAM"), sys.stdout)
     configure_logging(
         os.environ.get("DREAMD_LOG_LEVEL", service.log_level),
         stream=sys.stdout,
         log_file=log_file_setting(log_file, service.log_file),
-        journald=bool(os.environ.get("JOURNAL_STREAM")),
+        journald=journald,
+        readable=not journald and sys.stdout.isatty(),  # JSON everywhere but a terminal
     )
     state = open_state(settings.state_db)
     code = Service(settings, state, env=os.environ, home=Path.home()).run()

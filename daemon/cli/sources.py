@@ -59,7 +59,7 @@ def sources_list(
     if as_json:
         click.echo(dump_json(selection_json(page)))
     else:
-        click.echo(selection_text(page, selection), nl=False)
+        click.echo(selection_text(page, selection, sys.stdout), nl=False)
 
 
 @sources.command("show")

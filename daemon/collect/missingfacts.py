@@ -33,6 +33,7 @@ from typing import Any, Literal
 from dreamd.collect.llm.records import item_name
 from dreamd.errors import StateError
 from dreamd.fswrite import atomic_write
+from dreamd.runlog import SCHEMA
 
 __all__ = [
     "FILE_NAME",
@@ -184,4 +185,4 @@ def change_fact(
 def listed_facts(data_dir: Path) -> dict[str, Any]:
     """``dreamd facts list``: the list as a document (``path``, ``projects``, ``people``)."""
     path = data_dir / FILE_NAME
-    return {"path": str(path), **load_missing_facts(path).as_json()}
+    return {"schema": SCHEMA, "path": str(path), **load_missing_facts(path).as_json()}

@@ -4,25 +4,26 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import datetime
-from pathlib import Path
 from typing import Any
-
-import msgspec
 
 from dreamd.collect.budget import drain_words, ended_by_words
 from dreamd.collect.collector import CollectResult
-from dreamd.errors import StateError
-from dreamd.fswrite import atomic_write, private_folder
 from dreamd.readers import isoformat
+from dreamd.runlog import SCHEMA
 from dreamd.selection import SELECTABLE
 
-__all__ = ["report_json", "report_text", "store_report"]
+__all__ = ["report_json", "report_text"]
 
 _PEOPLE, _EVENTS, _FACTS = "Person", "Event", "Fact"
 
 
 def report_json(
-    result: CollectResult, *, run_id: str, now: datetime, budget: int | None
+    result: CollectResult,
+    *,
+    run_id: str,
+    now: datetime,
+    budget: int | None,
+    dry_run: bool = False,
 ) -> dict[str, Any]:
     """The ``collect --json`` document (and what is stored)."""
     selection = result.selection
@@ -38,7 +39,9 @@ def report_json(
     oldest = deferred[-1].session if deferred else None
     planted, updated = result.planted, result.updated
     return {
+        "schema": SCHEMA,
         "run_id": run_id,
+        "dry_run": dry_run,
         "generated_at": isoformat(now),
         "selected": [d.session.key for d in selection.selected] if selection else [],
         "sources": {tool: dict(counts) for tool, counts in sorted(sources.items())},
@@ -106,6 +109,7 @@ def report_text(document: dict[str, Any]) -> str:
     cursor = document["cursor"]
     backlog = document["backlog"]
     lines = [
+        *_dry_run_banner(document),
         f"# Collection report — {document['generated_at']}",
         f"Sources (found / processed / skipped-live): {sources or 'none'}",
         f"Windows analyzed: {document['windows']} · budget used: "
@@ -117,7 +121,7 @@ def report_text(document: dict[str, Any]) -> str:
         f"Dropped: secrets-shaped values {document['dropped_secrets']} · "
         f"low-confidence extractions {document['dropped_low_confidence']}",
         f"Cursor: resolved {', '.join(cursor['resolved']) or 'none'}; "
-        f"partial {', '.join(cursor['partial']) or 'none'}; legacy high-water unchanged",
+        f"partial {', '.join(cursor['partial']) or 'none'}",
         f"Backlog: {backlog['eligible_deferred']}; oldest discoverable "
         f"{backlog['oldest_discoverable'] or '-'}; blocked "
         f"{'; '.join(backlog['blocked']) or 'none'}",
@@ -127,7 +131,7 @@ def report_text(document: dict[str, Any]) -> str:
             f"Store pending: {entry['store']} for {entry['session']}: {entry['reason']}"
             for entry in document.get("pending_stores") or ()
         ),
-        f"Handoff: {document['handoff']} new items awaiting the gardener's validate gate",
+        f"Waiting for the next dream to check and accept: {document['handoff']} new items",
         _tokens_line(document),
         *_drain_line(document),
     ]
@@ -141,6 +145,15 @@ def report_text(document: dict[str, Any]) -> str:
             for i in document["would_plant"]
         ]
     return "\n".join(lines) + "\n"
+
+
+def _dry_run_banner(document: dict[str, Any]) -> list[str]:
+    """``DRY RUN`` at the top of a dry run's report."""
+    if not document.get("dry_run"):
+        return []
+    return [
+        "[DRY RUN] Nothing was planted and no progress saved. Run without --dry-run to collect."
+    ]
 
 
 def _planted_lines(entries: list[dict[str, Any]]) -> list[str]:
@@ -163,8 +176,8 @@ def _legacy_lines(cursor: dict[str, Any]) -> list[str]:
     if not baseline and not review:
         return []
     return [
-        f"Legacy: baseline {', '.join(baseline) or 'none'}; "
-        f"legacy-review {'; '.join(review) or 'none'}"
+        f"Sessions the older cursor format recorded: taken over {', '.join(baseline) or 'none'}; "
+        f"held for your review {'; '.join(review) or 'none'}"
     ]
 
 
@@ -185,14 +198,3 @@ def _tokens_line(document: dict[str, Any]) -> str:
     per_session = document.get("tokens_by_session") or {}
     detail = "; ".join(f"{key} {n}" for key, n in per_session.items())
     return f"Tokens: {document['tokens']}" + (f" ({detail})" if detail else "")
-
-
-def store_report(directory: Path, document: dict[str, Any]) -> Path:
-    """Write the report as a JSON file and read it back; raises if it does not match."""
-    private_folder(directory)
-    path = directory / f"collect-{document['run_id']}.json"
-    data = msgspec.json.encode(document)
-    atomic_write(path, data)
-    if msgspec.json.decode(path.read_bytes()) != document:
-        raise StateError(f"the collection report {path} did not read back as written")
-    return path

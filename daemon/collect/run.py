@@ -23,7 +23,7 @@ from dreamd.collect.extraction import ExtractionRun
 from dreamd.collect.keyindex import StateKeyIndex
 from dreamd.collect.plan import sweep_plans
 from dreamd.collect.planting import STORE_FAILURES, Unavailable, reason_of
-from dreamd.collect.report import report_json, store_report
+from dreamd.collect.report import report_json
 from dreamd.config import Settings
 from dreamd.lock import pipeline_lock
 from dreamd.logs import get_logger
@@ -80,7 +80,12 @@ def collect_job(
     request = replace(request, stop=_either(request.stop, deadline.expired))
     mode = "dry-run" if request.dry_run else "apply"
     try:
-        with lock, recorded_run(state, request.run_id, "collect", mode, request.now) as record:
+        with (
+            lock,
+            recorded_run(
+                state, request.run_id, "collect", mode, request.now, data_dir=settings.data_dir
+            ) as record,
+        ):
             stores_for = _stores_finder(settings, catalog, context, shared)
             if not request.dry_run:
                 _sweep_plans(settings.data_dir / "plans", state, request)
@@ -103,6 +108,7 @@ def collect_job(
                 run_id=request.run_id,
                 now=request.now,
                 budget=request.policy.budget_sessions,
+                dry_run=request.dry_run,
             )
             trigger = parse_schedule(settings.config.collect.schedule, _local_zone())
             fields = run_fields(
@@ -110,7 +116,7 @@ def collect_job(
             )
             document.update(fields)
             document["context_shortened"] = extraction.shortened()
-            store_report(settings.data_dir / "reports", document)
+            record.report = document  # kept on disk for ``dreamd log`` and ``dreamd show``
             record.outcome = "ok"
             record.summary = {k: document[k] for k in ("planted", "windows", "dropped_secrets")}
             record.summary.update(budget_summary(document))

@@ -30,6 +30,7 @@ from dreamd.dream.folder.invariant import invariant_from_disk
 from dreamd.dream.folder.inventory import INDEX_NAME, load_folder
 from dreamd.dream.folder.repoview import RepoView
 from dreamd.dream.gates import folder as gate
+from dreamd.dream.gates.flow import proposed
 from dreamd.dream.model import DreamRequest, GitFacts, MemoryFolder
 from dreamd.dream.pending import PendingWrite, write_pending
 from dreamd.dream.plan import FolderPlan, plan_folder
@@ -180,7 +181,7 @@ def _report(target: FolderTarget, plan: FolderPlan) -> FolderReport:
 def _writes(plan: FolderPlan) -> list[PendingWrite]:
     """The files besides ``MEMORY.md`` an apply of ``plan`` writes (issue 12, item 1)."""
     writes = [
-        PendingWrite(r.name, r.old_sha256, r.content, "Relative dates made absolute (seed 001)")
+        PendingWrite(r.name, r.old_sha256, r.content, "Relative dates made absolute")
         for r in plan.rewrites
     ]
     archive = plan.new_archive
@@ -191,7 +192,7 @@ def _writes(plan: FolderPlan) -> list[PendingWrite]:
                 "MEMORY-ARCHIVE.md",
                 None if old is None else _sha(old),
                 archive.encode("utf-8", "surrogateescape"),
-                "Index lines moved out of MEMORY.md to fit its budget (seed 000 STEP 5.5)",
+                "Index lines moved out of MEMORY.md to fit its size budget",
             )
         )
     return writes
@@ -227,7 +228,7 @@ def _propose(
             head=plan.git.head if plan.git is not None else None,
             moves=plan.moves,
         )
-    would = [f"would {d.line()}" for d in verdicts]
+    would = [proposed(d.line()) for d in verdicts]
     if plan.git is not None and plan.git.dirty:
         would.append(f"git work tree {plan.git.root} is not clean: an apply would be refused")
     return with_changes(base, findings=(*base.findings, *would), pending=hold)

@@ -84,7 +84,8 @@ def run_dream(
     claude = claude_dir(env, home)
     targets = _targets(claude, request, sessions, env, home)
     if not targets:
-        return RunReport(request.run_id, "no-op", (), messages=("No memory directories found",))
+        mode = "dry-run" if request.mode == "dry-run" else "no-op"
+        return RunReport(request.run_id, mode, (), messages=("No memory directories found",))
     repos = {t.repo for t in targets if t.repo is not None}
     transcripts = (Path(p) for p, _, _ in sessions)
     terms, read_paths = consult_evidence(repos, claude, transcripts, request.now)

@@ -173,7 +173,7 @@ def _topic_changes(
 ) -> list[proposal.TopicChange]:
     day = now.date().isoformat()
     changes = [
-        proposal.TopicChange(f".inbox/{d.item}", f"Validate gate: {d.line()}.") for d in gate
+        proposal.TopicChange(f".inbox/{d.item}", f"Collected item: {d.line()}.") for d in gate
     ]
     changes += [
         proposal.TopicChange(name, f"Move {name} to .trash/{day}/: {reason}.")

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dreamd.dream.model import Decision
+from dreamd.runlog import SCHEMA
 
 __all__ = [
     "BudgetSummary",
@@ -253,6 +254,7 @@ def to_json(report: RunReport) -> dict[str, Any]:
     """The ``dream --json`` document."""
     dry_run = report.mode == "dry-run"
     return {
+        "schema": SCHEMA,
         "run_id": report.run_id,
         "mode": report.mode,
         "directories": [

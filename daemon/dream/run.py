@@ -20,7 +20,7 @@ from dreamd.dream.execute import journal_folder, touched_paths, undo_conflicts, 
 from dreamd.dream.gardener import run_dream
 from dreamd.dream.gates.registry import GateRun
 from dreamd.dream.model import DreamRequest
-from dreamd.dream.report import RunReport
+from dreamd.dream.report import RunReport, to_json
 from dreamd.dream.stores import GatedStore, gate_stores, undo_stores
 from dreamd.dream.stores import undo_conflicts as store_undo_conflicts
 from dreamd.errors import NotFound, Refused
@@ -51,7 +51,9 @@ def dream_job(
     stores: Sequence[GatedStore] = (),
 ) -> DreamOutcome:
     """One recorded dream run: the memory folders, then the configured ``stores``."""
-    with recorded_run(state, request.run_id, "dream", request.mode, request.now) as record:
+    with recorded_run(
+        state, request.run_id, "dream", request.mode, request.now, data_dir=state_dir
+    ) as record:
         sessions = [
             (info.path, info.project, info.activity_at.timestamp() if info.activity_at else None)
             for info in state.load_session_cache().values()
@@ -64,6 +66,7 @@ def dream_job(
             report = gate_stores(report, stores, run, mode=request.mode, progress=request.progress)
         refused = [folder for folder in report.directories if folder.refused]
         record.mode, record.summary = report.mode, report.totals()
+        record.report = to_json(report)  # kept on disk for ``dreamd log`` and ``dreamd show``
         record.outcome = "refused" if refused else "ok"
         return DreamOutcome(report, 1 if refused else 0)
 

@@ -56,7 +56,7 @@ def record_inventory(run_dir: Path, folder: MemoryFolder, git: GitFacts | None) 
     names = sorted(p.name for p in folder.path.iterdir() if p.name.endswith(".md"))
     root = git.root if git is not None else folder.path
     lines = [
-        "# Memory dream inventory (seed 001, Phase 0)",
+        "# Memory dream inventory (every file, before any change)",
         "",
         f"- memory root: {root.resolve()}",
         f"- memory folder: {folder.path.resolve()}",

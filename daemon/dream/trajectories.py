@@ -381,6 +381,6 @@ def _liftable_marks(index_text: str, verify: Verify) -> Iterable[str]:
             shown = ", ".join(f"`{claim}`" for claim in claims)
             yield (
                 f"MEMORY.md:{entry.first_line}: marked {checks.UNVERIFIED_MARK}, yet every claim "
-                f"now verifies ({shown}); the mark stays, as seed 003 never lifts one: "
+                f"now verifies ({shown}); the mark stays (dreamd never lifts a mark itself): "
                 "remove it by hand if you agree"
             )

@@ -88,7 +88,7 @@ def build_server(tools: Tools) -> MCPServer[Any]:
     remember_help = (
         "Remember one durable thing for later sessions (a rule, decision, gotcha, fact). "
         f"Currently {state}. kind: user, feedback, project or reference. The item waits for "
-        "dreamd's validate gate like a collected one; the same text twice is one item."
+        "the next dream to check it, like a collected one; the same text twice is one item."
     )
 
     @server.tool(

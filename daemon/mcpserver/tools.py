@@ -129,5 +129,5 @@ class Tools:
             "kind": done.item.type,
             "source": done.item.source,
             "planted": [{"store": store, "location": where} for store, where in done.planted],
-            "note": "new items wait for the next dream's validate gate",
+            "note": "new items wait for the next dream to check and accept them",
         }

@@ -44,9 +44,14 @@ def run_search(
     return outcome, 1 if failed and not answered else 0
 
 
+#: The version of the document (every ``--json`` document's: ``dreamd.runlog.SCHEMA``).
+SCHEMA = 1
+
+
 def outcome_json(query: str, outcome: Outcome) -> dict[str, Any]:
     """The search as one JSON document."""
     return {
+        "schema": SCHEMA,
         "query": query,
         "hits": [hit.to_json() for hit in outcome.hits],
         "failures": [{"store": f.store, "reason": f.reason} for f in outcome.failures],

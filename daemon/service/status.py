@@ -1,58 +1,134 @@
-"""``dreamd status``: what the service did, will do, and has waiting — read from state only.
+"""``dreamd status``: what happened, what waits for you, what runs next — read from state only.
 
 Nothing here scans transcripts or takes a lock: the backlog comes from the
 session cache the last scan left, the cursor and the records, so ``status``
-answers at once even while a collect runs.
+answers at once even while a collect runs. The text (``dreamd.service.statustext``)
+answers "what happened last night?" on one screen.
 """
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from collections.abc import Mapping
-from datetime import datetime, timedelta, tzinfo
+from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any
 
-from dreamd.collect.budget import drain_estimate, drain_words, ended_by_words
+from dreamd.collect.budget import drain_estimate
 from dreamd.collect.cursordoc import import_cursor
-from dreamd.collect.cursorstate import selection_view
+from dreamd.collect.cursorstate import Cursor, selection_view
 from dreamd.collect.quarantine import held_sessions
 from dreamd.config import Settings
 from dreamd.dream.pending import pending_files
 from dreamd.dream.reporttext import apply_command
 from dreamd.jobs import live_ids_from_env, selection_policy
 from dreamd.lock import PIPELINE, holder
+from dreamd.runlog import SCHEMA
 from dreamd.runrecord import shown_outcome
+from dreamd.runstory import counts_words, mode_label, took_words
+from dreamd.runview import run_sentence, undo_command
 from dreamd.schedule import parse_schedule
 from dreamd.selection import SELECTABLE, select
+from dreamd.service.servicefiles import LOG_FILE_NAME, launchd_log_dir, plist_path, unit_path
 from dreamd.statedb import JobRun, QuarantinedPlan, StateDB
 
-__all__ = ["FOLLOW_JOURNAL", "log_location", "status_document", "status_text"]
+__all__ = ["FOLLOW_JOURNAL", "log_location", "service_state", "status_document"]
 
 #: How to follow the service's log under systemd, as JSON objects.
 FOLLOW_JOURNAL = "journalctl --user -u dreamd -f -o cat | jq"
 
+_JOBS = ("collect", "dream")
 
-def _run_json(run: JobRun | None) -> dict[str, Any] | None:
+
+def _run_json(run: JobRun | None, now: datetime) -> dict[str, Any] | None:
     if run is None:
         return None
+    words = counts_words(run.job, run.summary.get("counts"))
     return {
         "run_id": run.run_id,
         "mode": run.mode,
+        "dry_run": run.mode == "dry-run",
         "started_at": run.started_at.isoformat(),
         "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+        "took": took_words(run.started_at, run.finished_at),
         "outcome": shown_outcome(run),
+        "label": mode_label(run.mode),
+        "what": words,
+        "sentence": run_sentence(run, now),
         "summary": run.summary,
     }
 
 
-def log_location(settings: Settings, env: Mapping[str, str]) -> dict[str, str]:
-    """Where the service writes its log and the command that follows it."""
+def service_state(
+    settings: Settings, env: Mapping[str, str], platform: str = sys.platform
+) -> dict[str, Any]:
+    """Whether the service runs now (its lock's holder) and whether its unit is installed."""
+    home = settings.home or Path.home()
+    unit = plist_path(home) if platform == "darwin" else unit_path(home, env)
+    running = holder(settings.data_dir, "service")
+    return {
+        "running": running is not None,
+        "pid": running.pid if running else None,
+        "installed": unit.is_file(),
+        "unit": str(unit),
+    }
+
+
+def log_location(
+    settings: Settings,
+    env: Mapping[str, str],
+    *,
+    installed: bool = False,
+    platform: str = sys.platform,
+) -> dict[str, str | None]:
+    """Where the service's log is on this platform and the command that follows it."""
     configured = settings.config.service.log_file
-    if configured:
-        path = Path(configured).expanduser()
+    home = settings.home or Path.home()
+    if configured.strip():
+        path: Path | None = Path(configured).expanduser()
+    elif platform == "darwin":
+        path = launchd_log_dir(home) / LOG_FILE_NAME
+    else:
+        path = None
+    if path is not None:
         return {"location": str(path), "follow": f"tail -F {path} | jq"}
-    return {"location": "stdout (the systemd journal under systemd)", "follow": FOLLOW_JOURNAL}
+    if installed:
+        return {"location": "the systemd journal (unit dreamd)", "follow": FOLLOW_JOURNAL}
+    return {
+        "location": "none yet: the service is not installed ('dreamd run' logs to its stdout)",
+        "follow": None,
+    }
+
+
+def _jobs(
+    settings: Settings, state: StateDB, now: datetime, timezone: tzinfo
+) -> dict[str, dict[str, Any]]:
+    """Each job's schedule, last run and next scheduled time."""
+    jobs: dict[str, dict[str, Any]] = {}
+    for job in _JOBS:
+        expression = getattr(settings.config, job).schedule
+        upcoming = parse_schedule(expression, timezone).get_next_fire_time(
+            None, now.astimezone(timezone)
+        )
+        recent = state.runs(job, limit=20)
+        jobs[job] = {
+            "schedule": expression,
+            "last_run": _run_json(recent[0] if recent else None, now),
+            "last_change": _last_change(settings.data_dir, recent, now),
+            "next_run": upcoming.isoformat() if upcoming else None,
+        }
+    return jobs
+
+
+def _last_change(data_dir: Path, recent: list[JobRun], now: datetime) -> dict[str, Any] | None:
+    """The latest of ``recent`` that changed files (it can be undone), when it is not the
+    last run: a refused or empty run afterwards must not hide what the dream did."""
+    for index, run in enumerate(recent):
+        undo = undo_command(data_dir, run)
+        if undo is not None:
+            return None if index == 0 else {**(_run_json(run, now) or {}), "undo": undo}
+    return None
 
 
 def _proposals(data_dir: Path) -> list[dict[str, Any]]:
@@ -69,6 +145,50 @@ def _proposals(data_dir: Path) -> list[dict[str, Any]]:
     ]
 
 
+def _plans(cursor: Cursor) -> list[dict[str, Any]]:
+    """Windows a collect left half-planted (an interrupted run): the next collect settles them."""
+    return [
+        {"session": key, "plan_id": entry.intent.plan_id}
+        for key, entry in sorted(cursor.sessions.items())
+        if entry.intent is not None
+    ]
+
+
+def _quarantined_json(plan: QuarantinedPlan) -> dict[str, Any]:
+    """A plan set aside (issue 15 item 2): which session, why, and where its file is."""
+    return {
+        "session": plan.session,
+        "plan_id": plan.plan_id,
+        "stage": plan.stage,
+        "reason": plan.reason,
+        "path": plan.path,
+        "run_id": plan.run_id,
+        "quarantined_at": plan.quarantined_at.isoformat(),
+    }
+
+
+def _backlog(
+    settings: Settings,
+    state: StateDB,
+    cursor: Cursor,
+    quarantined: list[QuarantinedPlan],
+    env: Mapping[str, str],
+    now: datetime,
+) -> tuple[int, dict[str, int]]:
+    """(sessions known, sessions waiting per source) from the last scan's cache; sessions
+    held by a quarantined plan do not wait."""
+    known = state.load_session_cache()
+    selection = select(
+        known.values(),
+        held_sessions(selection_view(cursor), quarantined, known.values()),
+        now=now,
+        live_ids=live_ids_from_env(env),
+        policy=selection_policy(settings),
+    )
+    backlog = Counter(d.session.tool for d in selection.decisions if d.status in SELECTABLE)
+    return len(known), dict(sorted(backlog.items()))
+
+
 def status_document(
     settings: Settings,
     state: StateDB,
@@ -78,67 +198,24 @@ def status_document(
     timezone: tzinfo,
 ) -> dict[str, Any]:
     """The status as one JSON-ready document."""
-    jobs: dict[str, Any] = {}
-    for job, expression in (
-        ("collect", settings.config.collect.schedule),
-        ("dream", settings.config.dream.schedule),
-    ):
-        trigger = parse_schedule(expression, timezone)
-        upcoming = trigger.get_next_fire_time(None, now.astimezone(timezone))
-        last = state.runs(job, limit=1)
-        jobs[job] = {
-            "schedule": expression,
-            "last_run": _run_json(last[0] if last else None),
-            "next_run": upcoming.isoformat() if upcoming else None,
-        }
-    service = holder(settings.data_dir, "service")
+    service = service_state(settings, env)
     pipeline = holder(settings.data_dir, PIPELINE)
     cursor = import_cursor(state.load_cursor(settings.machine)[1], settings.machine)
-    known = state.load_session_cache()
     quarantined = state.quarantined_plans()
-    selection = select(
-        known.values(),
-        held_sessions(selection_view(cursor), quarantined, known.values()),
-        now=now,
-        live_ids=live_ids_from_env(env),
-        policy=selection_policy(settings),
-    )
-    backlog = Counter(d.session.tool for d in selection.decisions if d.status in SELECTABLE)
-    drain = _drain(settings, state, sum(backlog.values()), now, timezone)
-    plans = [
-        {"session": key, "plan_id": entry.intent.plan_id}
-        for key, entry in sorted(cursor.sessions.items())
-        if entry.intent is not None
-    ]
-    proposals = _proposals(settings.data_dir)
+    known, backlog = _backlog(settings, state, cursor, quarantined, env, now)
     return {
+        "schema": SCHEMA,
         "machine": settings.machine,
-        "service": {"running": service is not None, "pid": service.pid if service else None},
-        "jobs": jobs,
-        "sessions_known": len(known),  # 0: nothing scanned yet, the backlog is unknown
-        "backlog": dict(sorted(backlog.items())),
-        "drain": drain,
-        "pending_plans": plans,
-        "quarantined_plans": [_quarantined_json(q) for q in quarantined],
-        "pending_proposals": proposals,
+        "service": service,
+        "jobs": _jobs(settings, state, now, timezone),
+        "sessions_known": known,  # 0: nothing scanned yet, the backlog is unknown
+        "backlog": backlog,
+        "drain": _drain(settings, state, sum(backlog.values()), now, timezone),
+        "pending_plans": _plans(cursor),
+        "quarantined_plans": [_quarantined_json(plan) for plan in quarantined],
+        "pending_proposals": _proposals(settings.data_dir),
         "lock": {"pid": pipeline.pid, "job": pipeline.job} if pipeline else None,
-        "logs": log_location(settings, env),
-    }
-
-
-#: How the status names the step a quarantined plan failed at.
-_STAGE_WORDS = {"save": "saved", "replay": "replayed"}
-
-
-def _quarantined_json(plan: QuarantinedPlan) -> dict[str, Any]:
-    return {
-        "session": plan.session,
-        "plan_id": plan.plan_id,
-        "stage": plan.stage,
-        "reason": plan.reason,
-        "path": plan.path,
-        "run_id": plan.run_id,
-        "quarantined_at": plan.quarantined_at.isoformat(),
+        "logs": log_location(settings, env, installed=service["installed"]),
     }
 
 
@@ -154,70 +231,3 @@ def _drain(
     rate = per_run if isinstance(per_run, int) else 0
     estimate = drain_estimate(backlog, rate, trigger, now).as_json()
     return {"ended_by": summary.get("ended_by"), "known_rate": isinstance(per_run, int), **estimate}
-
-
-def _when(value: str | None, now: datetime) -> str:
-    if value is None:
-        return "never"
-    moment = datetime.fromisoformat(value)
-    delta = moment - now
-    ahead = delta >= timedelta(0)
-    minutes = int(abs(delta).total_seconds() // 60)
-    span = f"{minutes // 60} h {minutes % 60} min" if minutes >= 60 else f"{minutes} min"
-    relative = f"in {span}" if ahead else f"{span} ago"
-    return f"{moment.isoformat(timespec='minutes')} ({relative})"
-
-
-def status_text(document: Mapping[str, Any], now: datetime) -> str:
-    """The status for a terminal."""
-    service = document["service"]
-    lines = [
-        f"service: {'running, pid ' + str(service['pid']) if service['running'] else 'not running'}"
-    ]
-    for job, info in document["jobs"].items():
-        last = info["last_run"]
-        if last is None:
-            done = "never ran"
-        else:
-            counts = ", ".join(f"{k} {v}" for k, v in last["summary"].items() if v is not None)
-            done = f"last {_when(last['started_at'], now)}: {last['outcome']}"
-            done += f" ({counts})" if counts else ""
-        lines.append(f"{job}: {done}; next {_when(info['next_run'], now)} [{info['schedule']}]")
-    backlog = document["backlog"]
-    total = sum(backlog.values())
-    if not document["sessions_known"]:
-        lines.append("backlog: unknown, nothing scanned yet ('dreamd sources list' scans)")
-    else:
-        lines.append(
-            f"backlog: {total} session(s)"
-            + (": " + ", ".join(f"{tool} {n}" for tool, n in backlog.items()) if total else "")
-        )
-    drain = document.get("drain")
-    if document["sessions_known"] and drain and drain.get("known_rate"):
-        lines.append(
-            f"drain: {drain_words(drain)}; the last collect ended by "
-            f"{ended_by_words(drain.get('ended_by'))}"
-        )
-    lines.append(f"pending plans: {len(document['pending_plans'])}")
-    for plan in document["pending_plans"]:
-        lines.append(f"  {plan['session']} (plan {plan['plan_id']})")
-    quarantined = document.get("quarantined_plans") or []
-    if quarantined:
-        lines.append(f"quarantined plans: {len(quarantined)}")
-    for plan in quarantined:
-        failed = _STAGE_WORDS.get(plan["stage"], plan["stage"])
-        lines.append(
-            f"  {plan['session']} (plan {plan['plan_id']}, could not be {failed}"
-            f" {_when(plan['quarantined_at'], now)}): {plan['reason']}"
-        )
-    lines.append(f"pending dream proposals: {len(document['pending_proposals'])}")
-    for proposal in document["pending_proposals"]:
-        lines.append(f"  {proposal['folder']}: {proposal['reason']}; review {proposal['proposal']}")
-        lines.append(f"    then apply it: {proposal['apply']}")
-    lock = document["lock"]
-    lines.append(
-        f"lock: {'held by ' + lock['job'] + ', pid ' + str(lock['pid']) if lock else 'free'}"
-    )
-    lines.append(f"log: {document['logs']['location']}")
-    lines.append(f"follow: {document['logs']['follow']}")
-    return "\n".join(lines) + "\n"

@@ -37,7 +37,7 @@ def test_help_and_version_load_no_job_and_no_database(args: tuple[str, ...]) -> 
     """``--help`` and ``--version`` never pay for SQLAlchemy, the jobs or the dream."""
     loaded = modules_loaded_by(*args)
     assert "sqlalchemy" not in loaded
-    heavy = ("dreamd.jobs", "dreamd.dream", "dreamd.collect", "dreamd.statedb")
+    heavy = ("dreamd.jobs", "dreamd.dream", "dreamd.collect", "dreamd.statedb", "rich")
     assert not {module for module in loaded if module.startswith(heavy)}
 
 

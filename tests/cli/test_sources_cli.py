@@ -138,7 +138,7 @@ def test_show_json_contract(isolated_home: Path) -> None:
     result = run(isolated_home, "sources", "show", f"claude-code:{SESSION}", "--json")
     assert result.returncode == 0, result.stderr
     document = json.loads(result.stdout)
-    assert set(document) == {"tool", "id", "project", "revision", "messages"}
+    assert set(document) == {"schema", "tool", "id", "project", "revision", "messages"}
     assert [m["role"] for m in document["messages"]] == ["user", "assistant", "user", "assistant"]
     assert document["messages"][0]["text"] == "Refactor the loader"
     assert all(

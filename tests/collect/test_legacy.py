@@ -249,7 +249,7 @@ def test_a_timeless_legacy_record_is_held_for_review(isolated_home: Path, tmp_pa
     assert inbox(isolated_home) == [] and sql_keys(isolated_home) == []
     assert export_document(isolated_home) == document
     text = run_dreamd(isolated_home, "collect").stdout
-    assert f"legacy-review claude-code:{SID}: " in text
+    assert f"held for your review claude-code:{SID}: " in text
     # Listing and status tell the same story: held, not eligible, not in the backlog.
     (listed,) = json.loads(run_dreamd(isolated_home, "sources", "list", "--json").stdout)
     assert listed["status"] == "held" and "legacy review" in listed["reason"]

@@ -165,7 +165,7 @@ def test_a_python_warning_in_a_command_is_a_json_log_line(isolated_home: Path) -
 def test_a_python_warning_in_the_service_under_journald_is_json(isolated_home: Path) -> None:
     """`dreamd run` under journald: the warning is a prefixed JSON line of the log stream,
     and nothing reaches stderr as plain text."""
-    process = _warner(isolated_home, "run", JOURNAL_STREAM="8:12345", DREAMD_LOG_LEVEL="info")
+    process = _warner(isolated_home, "run", DREAMD_WARNER_JOURNAL="1", DREAMD_LOG_LEVEL="info")
     assert process.stdout is not None
     try:
         for raw in process.stdout:
@@ -180,3 +180,28 @@ def test_a_python_warning_in_the_service_under_journald_is_json(isolated_home: P
         process.send_signal(signal.SIGTERM)
         _, stderr = process.communicate(timeout=120)
     assert all(json.loads(line) for line in stderr.splitlines()), stderr
+
+
+def test_journal_stream_is_trusted_only_for_the_stream_it_names(tmp_path: Path) -> None:
+    """systemd's rule: ``JOURNAL_STREAM`` is DEVICE:INODE of the stream it connected."""
+    from dreamd.logs import journal_stream_is
+
+    with (tmp_path / "out").open("w") as stream:
+        status = os.fstat(stream.fileno())
+        assert journal_stream_is(f"{status.st_dev}:{status.st_ino}", stream)
+        assert not journal_stream_is(f"{status.st_dev}:{status.st_ino + 1}", stream)
+        assert not journal_stream_is("", stream) and not journal_stream_is("8:x", stream)
+        assert not journal_stream_is(None, stream)
+    assert not journal_stream_is("1:2", io.StringIO())
+
+
+def test_readable_lines_for_a_person_at_a_terminal() -> None:
+    """Time, level, event and a few short fields; no JSON braces."""
+    stream = io.StringIO()
+    configure_logging("info", stream=stream, readable=True)
+    get_logger("dreamd.jobs").info(
+        "collect.completed", mode="apply", outcome="ok", planted={"total": 3}, a=1, b=2, c=3
+    )
+    (line,) = stream.getvalue().splitlines()
+    assert re.match(r"^\d\d:\d\d:\d\d info +collect\.completed  mode=apply outcome=ok ", line)
+    assert 'planted={"total": 3}' in line and "(+1 more)" in line and "logger" not in line

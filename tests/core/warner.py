@@ -7,6 +7,7 @@ dreamd itself.
 
 from __future__ import annotations
 
+import os
 import runpy
 import sys
 import warnings
@@ -23,6 +24,9 @@ def configure_and_warn(*args: Any, **kwargs: Any) -> None:
 
 
 def main() -> None:
+    if os.environ.pop("DREAMD_WARNER_JOURNAL", None):  # as systemd sets it: stdout's dev:inode
+        status = os.fstat(sys.stdout.fileno())
+        os.environ["JOURNAL_STREAM"] = f"{status.st_dev}:{status.st_ino}"
     dreamd.logs.configure_logging = configure_and_warn  # before the CLI imports it
     sys.argv = ["dreamd", *sys.argv[1:]]
     runpy.run_module("dreamd", run_name="__main__")

@@ -177,7 +177,7 @@ def test_a_dry_run_reports_what_it_would_do_and_writes_nothing(tmp_path: Path) -
     run = harness(tmp_path / "store", ["accepted x"])
     before = snapshot(run.files.folder)
     result = run.run(tmp_path / "runs" / "r1", dry_run=True)
-    assert result == StoreRun(["would accepted x"], ["a flag"])
+    assert result == StoreRun(["would accept x"], ["a flag"])
     assert run.plan.calls == [] and snapshot(run.files.folder) == before
     assert not (tmp_path / "runs").exists()
 

@@ -56,7 +56,7 @@ def test_collect_holds_items_and_the_dream_gates_them_undoably(isolated_home: Pa
     dry = run_dreamd(isolated_home, "dream", "--dry-run", "--json")
     assert dry.returncode == 0, dry.stderr
     assert snapshot(memory.parent, graph.parent) == before
-    assert sum("would accepted" in m for m in json.loads(dry.stdout)["messages"]) == 6
+    assert sum("would accept " in m for m in json.loads(dry.stdout)["messages"]) == 6
 
     live = run_dreamd(isolated_home, "dream", "--json")
     assert live.returncode == 0, live.stderr

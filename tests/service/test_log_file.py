@@ -64,3 +64,46 @@ def test_log_file_setting(isolated_home: Path) -> None:
     assert log_file_setting(None, "  ") is None
     assert log_file_setting(None, "~/logs/d.log") == isolated_home / "logs" / "d.log"
     assert log_file_setting(Path("~/x.log"), "/var/d.log") == isolated_home / "x.log"
+
+
+def test_an_inherited_journal_stream_does_not_prefix_a_pipe(isolated_home: Path) -> None:
+    """A shell started from a service inherits ``JOURNAL_STREAM``; its pipe gets clean JSON."""
+    from tests.service.daemon import Daemon
+
+    daemon = Daemon(isolated_home, JOURNAL_STREAM="8:12345")
+    try:
+        daemon.event("service.started")
+    finally:
+        daemon.terminate()
+    assert daemon.raw and all(line.startswith("{") for line in daemon.raw if line.strip())
+
+
+def test_run_on_a_terminal_prints_readable_lines(isolated_home: Path) -> None:
+    """``dreamd run`` at a terminal: time, level, event, a few fields, not JSON."""
+    import os
+    import pty
+    import select
+    import signal
+    import subprocess
+    import sys
+
+    master, slave = pty.openpty()
+    environment = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "DREAMD_"))}
+    environment.pop("JOURNAL_STREAM", None)
+    environment.update({"HOME": str(isolated_home), "DREAMD_LOG_LEVEL": "info"})
+    process = subprocess.Popen(
+        [sys.executable, "-m", "dreamd", "run"], stdout=slave, stderr=slave, env=environment
+    )
+    os.close(slave)
+    seen = b""
+    try:
+        while b"service.started" not in seen:
+            ready, _, _ = select.select([master], [], [], 60)
+            assert ready, seen
+            seen += os.read(master, 65536)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=30)
+        os.close(master)
+    started = next(line for line in seen.decode().splitlines() if "service.started" in line)
+    assert not started.lstrip().startswith("{") and " info " in started

@@ -33,12 +33,29 @@ def test_status_of_a_machine_that_never_ran(isolated_home: Path) -> None:
     upcoming = datetime.fromisoformat(jobs["collect"]["next_run"])
     assert upcoming > datetime.now(UTC)
     assert (upcoming.astimezone().hour, upcoming.minute) == (2, 30)  # local time
-    assert document["service"] == {"running": False, "pid": None}
+    service = document["service"]
+    assert isinstance(service, dict)
+    assert (service["running"], service["pid"], service["installed"]) == (False, None, False)
     assert document["lock"] is None
     assert document["pending_plans"] == [] and document["pending_proposals"] == []
     assert document["sessions_known"] == 0
-    assert "backlog: unknown, nothing scanned yet" in run_dreamd(isolated_home, "status").stdout
-    assert "journalctl --user -u dreamd -f -o cat | jq" in str(document["logs"])
+    text = run_dreamd(isolated_home, "status").stdout
+    assert "Backlog: unknown, nothing scanned yet" in text
+    assert "collect has never run" in text and "dream has never run" in text
+    # Not installed, not running: no next runs, and no journal named that nothing writes to.
+    assert "Next runs" not in text and "Service: not installed" in text
+    assert "journalctl" not in text and document["logs"]["follow"] is None  # type: ignore[index]
+
+
+def test_status_names_the_journal_and_next_runs_once_the_unit_is_installed(
+    isolated_home: Path,
+) -> None:
+    unit = isolated_home / ".config" / "systemd" / "user" / "dreamd.service"
+    unit.parent.mkdir(parents=True)
+    unit.write_text("[Service]\n")
+    text = run_dreamd(isolated_home, "status").stdout
+    assert "Next runs:" in text and "[30 2 * * *]" in text
+    assert "journalctl --user -u dreamd -f -o cat | jq" in text
 
 
 def test_status_after_runs_with_backlog_plans_and_the_lock_holder(isolated_home: Path) -> None:
@@ -68,9 +85,11 @@ def test_status_after_runs_with_backlog_plans_and_the_lock_holder(isolated_home:
     assert document["backlog"] == {"claude-code": 1}  # budget 1: one session left
     assert document["pending_plans"] == [{"session": key, "plan_id": "plan-1"}]
     assert document["lock"] == {"pid": holder.pid, "job": "dream"}
-    assert f"lock: held by dream, pid {holder.pid}" in text
-    assert "backlog: 1 session(s): claude-code 1" in text
-    assert "pending plans: 1" in text
+    assert f"Busy: dream is running now (pid {holder.pid})" in text
+    assert "Backlog: 1 session(s) to collect: claude-code 1." in text
+    assert f"1 half-planted collect window(s) of an interrupted run ({key})" in text
+    assert "the next 'dreamd collect' finishes them" in text
+    assert "collect ran " in text and ", applied, " in text
 
 
 def test_status_names_the_configured_log_file(isolated_home: Path) -> None:

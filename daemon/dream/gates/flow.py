@@ -47,6 +47,7 @@ __all__ = [
     "executor_for",
     "ledger_additions",
     "linked",
+    "proposed",
     "read_text",
     "run_gate",
     "scan_views",
@@ -56,6 +57,13 @@ __all__ = [
 #: A gate's decision on one held record.
 Verdict = Literal["accept", "merge", "reject"]
 _VERBS: dict[Verdict, str] = {"accept": "accepted", "merge": "merged", "reject": "rejected"}
+_PRESENT = {past: verb for verb, past in _VERBS.items()}
+
+
+def proposed(line: str) -> str:
+    """A change line as a dry run says it: ``accepted x`` becomes ``would accept x``."""
+    verb, space, rest = line.partition(" ")
+    return f"would {_PRESENT.get(verb, verb)}{space}{rest}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,7 +234,7 @@ def run_gate(
     with locked():
         decided = plan(views, views.get(str(repo)) if repo is not None else None)
         if dry_run:
-            return StoreRun([f"would {line}" for line in decided.changes], decided.flags)
+            return StoreRun([proposed(line) for line in decided.changes], decided.flags)
         if not decided.changes:
             return StoreRun(flags=decided.flags)
         conflict = decided.conflict()

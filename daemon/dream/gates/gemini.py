@@ -141,7 +141,7 @@ def gate_facts(
 
 # --- I/O edge ---------------------------------------------------------------------------------
 
-_REJECTED_HEADER = b"# Facts the validate gate rejected\n"
+_REJECTED_HEADER = b"# Collected facts the dream rejected, each with its reason\n"
 
 
 def _report_line(decision: GeminiDecision, holding: str) -> str:

@@ -269,7 +269,7 @@ def stale_entries(text: str, view: RepoView | None, where: Path) -> list[tuple[E
 
 # --- I/O edge ---------------------------------------------------------------------------------
 
-_REJECTED_HEADER = b"# Entries the validate gate rejected\n"
+_REJECTED_HEADER = b"# Collected entries the dream rejected, each with its reason\n"
 _REMOVED_HEADER = b"# Entries the dream removed from MEMORY.md\n"
 
 
