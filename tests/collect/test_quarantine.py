@@ -22,7 +22,8 @@ from dreamd.selection import SelectionPolicy
 from dreamd.statedb import StateDB, open_state
 from dreamd.stores import MemoryItem, Quote
 from dreamd.stores.memory import MemoryStore
-from tests.collect.test_collect_cli import PROMPTS, collect as collect_cli, data, session, sql_keys
+from tests.collect.test_collect_cli import PROMPTS, data, session, sql_keys
+from tests.collect.test_collect_cli import collect as collect_cli
 from tests.process import run_dreamd
 
 CHAT = PROMPTS[1:]  # no rule of its own
@@ -113,7 +114,8 @@ def test_a_plan_that_cannot_be_replayed_is_quarantined_and_shown_by_status(
     assert report["cursor"]["resolved"] == [f"claude-code:{sid}" for sid in HEALTHY]
     (quarantined,) = report["quarantined"]
     assert quarantined["plan_id"] == plan_file.stem and quarantined["stage"] == "replay"
-    assert any(b.startswith(f"claude-code:{BAD}: unresolved:") for b in report["backlog"]["blocked"])
+    blocked = report["backlog"]["blocked"]
+    assert any(b.startswith(f"claude-code:{BAD}: unresolved:") for b in blocked)
     status = run_dreamd(isolated_home, "status")
     assert f"quarantined plans: 1\n  claude-code:{BAD} (plan {plan_file.stem}" in status.stdout
     assert "could not be replayed" in status.stdout and "DecodeError" in status.stdout

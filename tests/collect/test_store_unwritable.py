@@ -28,7 +28,7 @@ def two_projects(home: Path) -> None:
     path = session(home, PROMPTS, sid=OTHER, project="/work/other")
     folder = home / ".claude" / "projects" / "-work-other"
     folder.mkdir(parents=True, exist_ok=True)
-    os.replace(path, folder / path.name)  # keeps the mtime: not live
+    path.replace(folder / path.name)  # keeps the mtime: not live
 
 
 def memory(home: Path, project: str) -> Path:

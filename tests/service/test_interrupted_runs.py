@@ -21,9 +21,7 @@ from tests.process import run_dreamd
 
 
 def environment(home: Path, **extra: str) -> dict[str, str]:
-    kept = {
-        k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "DREAMD_", "CLAUDE_"))
-    }
+    kept = {k: v for k, v in os.environ.items() if not k.startswith(("XDG_", "DREAMD_", "CLAUDE_"))}
     return {**kept, "HOME": str(home), **extra}
 
 
