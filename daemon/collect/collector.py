@@ -174,7 +174,7 @@ class _Pass:
     def save(self, cursor: Cursor) -> None:
         self.cursors.save(cursor, self.request.now)
 
-    def quarantine(self, *args: Any, **where: str) -> PlanQuarantined:
+    def quarantine(self, *args: Any, **where: Any) -> PlanQuarantined:
         """The signal that sets this window's plan aside (``quarantine.quarantined``)."""
         return quarantined(*args, run_id=self.request.run_id, now=self.request.now, **where)
 

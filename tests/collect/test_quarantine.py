@@ -114,9 +114,8 @@ def test_a_plan_that_cannot_be_replayed_is_quarantined_and_shown_by_status(
     assert report["cursor"]["resolved"] == [f"claude-code:{sid}" for sid in HEALTHY]
     (quarantined,) = report["quarantined"]
     assert quarantined["plan_id"] == plan_file.stem and quarantined["stage"] == "replay"
-    assert any(
-        b.startswith(f"claude-code:{BAD}: unresolved:") for b in report["backlog"]["blocked"]
-    )
+    blocked = report["backlog"]["blocked"]
+    assert any(b.startswith(f"claude-code:{BAD}: unresolved:") for b in blocked)
     status = run_dreamd(isolated_home, "status")
     assert (
         f"a quarantined collect plan of claude-code:{BAD} (plan {plan_file.stem}" in status.stdout
