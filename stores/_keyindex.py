@@ -23,8 +23,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 __all__ = [
     "Entry",
@@ -38,10 +37,9 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class ItemVersion:
+class ItemVersion(NamedTuple):
     """What identifies one state of a file: any write, rename onto it or replacement changes it
-    (the change time cannot be set back by a user)."""
+    (the change time cannot be set back by a user). A tuple: one is made per file per look-up."""
 
     inode: int
     size: int
@@ -90,16 +88,21 @@ def folder_versions(
 ) -> dict[str, ItemVersion]:
     """``prefix + name`` → version of every wanted regular file (or link) in ``folder``."""
     found: dict[str, ItemVersion] = {}
+    regular, link = stat.S_ISREG, stat.S_ISLNK
     with os.scandir(folder) as entries:
         for entry in entries:
-            if not wanted(entry.name):
+            name = entry.name
+            if not wanted(name):
                 continue
             try:
                 status = entry.stat(follow_symlinks=False)
             except FileNotFoundError:
                 continue
-            if stat.S_ISREG(status.st_mode) or stat.S_ISLNK(status.st_mode):
-                found[prefix + entry.name] = ItemVersion.of(status)
+            mode = status.st_mode
+            if regular(mode) or link(mode):
+                found[prefix + name] = ItemVersion(
+                    status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns
+                )
     return found
 
 
