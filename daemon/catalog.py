@@ -9,8 +9,10 @@ back as unresolved entries and are not cached: they are retried next time.
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -42,7 +44,28 @@ class ScanResult:
 
 
 def read_safely(reader: Reader, ref: SessionRef) -> Conversation | Unresolved:
-    """``reader.read(ref)``; a reader bug becomes an ``Unresolved`` and a logged error."""
+    """``reader.read(ref)``; a reader bug becomes an ``Unresolved`` and a logged error.
+
+    The cycle collector is off during the read: a read makes hundreds of
+    thousands of short-lived, acyclic objects, and collecting them cost about
+    30 % of reading a large transcript (anything cyclic is collected after).
+    """
+    with _collector_paused():
+        return _read_or_unresolved(reader, ref)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _read_or_unresolved(reader: Reader, ref: SessionRef) -> Conversation | Unresolved:
     try:
         return reader.read(ref)
     except Exception as error:
@@ -86,9 +109,18 @@ class Catalog:
         self.readers = readers
         self._index: dict[CacheKey, SessionInfo] | None = None
         self._last: dict[str, list[SessionInfo]] = {}
+        #: The refs the last scan of each tool found, by session id and alias: what ``read``
+        #: tries first, so reading a selected session does not discover every session again.
+        self._refs: dict[str, dict[str, list[SessionRef]]] = {}
         #: Tools known to be unchanged since their last scan (the service's watcher sets
         #: this); their sessions are reused instead of discovered again.
         self.unchanged: Callable[[], Collection[str]] = tuple
+
+    def cached(self) -> list[SessionInfo]:
+        """Every session the cache holds (loaded from the state DB once, then kept)."""
+        if self._index is None:
+            self._index = self.state.load_session_cache()
+        return list(self._index.values())
 
     def tools(self, only: str | None = None) -> list[str]:
         """Enabled tools, or just ``only`` if it is enabled."""
@@ -116,6 +148,8 @@ class Catalog:
         unchanged = set(self.unchanged())
         reused = tuple(t for t in self.tools(only) if t in unchanged and t in self._last)
         tools = [t for t in self.tools(only) if t not in reused]
+        for tool in tools:
+            self._refs[tool] = {}
         for tool in tools:
             found = discover_all(self.readers[tool], self.source_roots[tool])
             self._match(found, sessions, to_read, seen)
@@ -167,6 +201,7 @@ class Catalog:
             if key in seen:
                 continue
             seen.add(key)
+            _remember(self._refs.setdefault(found.tool, {}), found)
             cached = cache.get(key)
             if cached is not None and (
                 cached.file_version == found.file_version or _still_valid(cached, found)
@@ -207,6 +242,11 @@ class Catalog:
         if tool not in self.source_roots:
             raise NotFound(f"source {tool} is disabled in the configuration")
         reader = self.readers[tool]
+        known = self._refs.get(tool, {}).get(session_id)
+        if known:  # found by the last scan: read it where it was, unless it moved or broke
+            result = read_safely(reader, _newest(known))
+            if not isinstance(result, Unresolved):
+                return result
         refs = [
             found
             for found in discover_all(reader, self.source_roots[tool])
@@ -222,11 +262,21 @@ class Catalog:
         failures = [ref for ref in refs if isinstance(ref, Unresolved)]
         if not readable:
             raise SourceError(f"{tool}:{session_id} cannot be read: {failures[0].reason}")
-        newest = max(readable, key=lambda ref: (ref.activity_at, str(ref.path)))
-        result = read_safely(reader, newest)
+        result = read_safely(reader, _newest(readable))
         if isinstance(result, Unresolved):
             raise SourceError(f"{tool}:{session_id} cannot be read: {result.reason}")
         return result
+
+
+def _remember(refs: dict[str, list[SessionRef]], found: SessionRef) -> None:
+    """File ``found`` under its session id and each alias (as ``Catalog.read`` looks up)."""
+    for name in (found.session_id, *found.aliases):
+        refs.setdefault(name, []).append(found)
+
+
+def _newest(refs: list[SessionRef]) -> SessionRef:
+    """Of several files holding one session, the one written last (ties: by path)."""
+    return max(refs, key=lambda ref: (ref.activity_at, str(ref.path)))
 
 
 def _still_valid(cached: SessionInfo, ref: SessionRef) -> bool:

@@ -9,6 +9,12 @@ Destinations: stdout for the service (with a ``<N>`` syslog priority prefix
 when journald reads the stream, so ``journalctl -o cat`` stays clean JSON and
 priorities are real), stderr for one-shot commands (stdout belongs to their
 output), or a size-rotated file (launchd does not rotate its log files).
+
+Python warnings (a library's ``DeprecationWarning``, watchdog's) would be
+printed by the ``warnings`` module straight to stderr as plain text; once
+logging is configured they become ``python.warning`` lines of the same
+stream (``category``, ``message``, ``filename``, ``lineno``), so under
+journald every line stays one JSON object.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import logging
 import logging.handlers
 import sys
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
@@ -24,7 +31,7 @@ import structlog
 from structlog.tracebacks import ExceptionDictTransformer
 from structlog.typing import EventDict, Processor
 
-__all__ = ["configure_logging", "get_logger", "log_file_setting"]
+__all__ = ["configure_logging", "get_logger", "log_file_setting", "log_warning"]
 
 #: syslog priorities by level name, for journald's ``<N>`` line prefix.
 _PRIORITIES: Mapping[str, int] = {
@@ -90,6 +97,25 @@ def _rotating_file(path: Path, max_bytes: int, backup_count: int) -> logging.Han
     )
 
 
+def log_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """``warnings.showwarning`` as a log line: what ``logging.captureWarnings`` does (the
+    ``py.warnings`` logger), with the warning's parts as fields instead of one text."""
+    get_logger("py.warnings").warning(
+        "python.warning",
+        category=category.__name__,
+        message=str(message),
+        filename=filename,
+        lineno=lineno,
+    )
+
+
 #: Libraries whose INFO lines are noise next to dreamd's own events.
 _CHATTY_LIBRARIES = ("apscheduler", "alembic", "watchdog")
 
@@ -142,6 +168,8 @@ def configure_logging(
     chatty = logging.DEBUG if level.lower() == "debug" else logging.WARNING
     for library in _CHATTY_LIBRARIES:
         logging.getLogger(library).setLevel(chatty)
+    logging.captureWarnings(True)  # the py.warnings logger, for anything that looks for it
+    warnings.showwarning = log_warning
     structlog.configure(
         processors=[
             *_shared_processors(),

@@ -5,10 +5,17 @@ one run of any job (collect, dream): it binds ``run_id`` to every log line
 of the run, writes the start row, and — whatever happens inside, an
 exception included — the finish row with the outcome, mode and summary the
 run set on its ``RunRecord``, then logs ``<job>.completed``.
+
+A run killed by SIGKILL (or a power cut) never writes its finish row. Each
+row records the run's pid; before a run starts, ``close_interrupted`` closes
+every unfinished run whose process is gone as ``interrupted`` (rows recorded
+before pids were kept count as gone). Should such a process still finish, its
+own finish row replaces the mark.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -18,9 +25,19 @@ from typing import Any
 import structlog
 
 from dreamd.logs import get_logger
-from dreamd.statedb import StateDB
+from dreamd.statedb import JobRun, StateDB
 
-__all__ = ["RunRecord", "recorded_run"]
+__all__ = [
+    "INTERRUPTED",
+    "RunRecord",
+    "close_interrupted",
+    "process_gone",
+    "recorded_run",
+    "shown_outcome",
+]
+
+#: The outcome of a run whose process died before it recorded its finish.
+INTERRUPTED = "interrupted"
 
 log = get_logger("dreamd.jobs")
 
@@ -41,6 +58,7 @@ def recorded_run(
     """Record one run of ``job`` started at ``now`` (see the module docstring)."""
     record = RunRecord(mode)
     bound = structlog.contextvars.bind_contextvars(run_id=run_id)
+    close_interrupted(state, now)
     state.start_run(run_id, job, mode, now)
     try:
         yield record
@@ -54,3 +72,43 @@ def recorded_run(
         )
         log.info(f"{job}.completed", mode=record.mode, outcome=record.outcome, **record.summary)
         structlog.contextvars.reset_contextvars(**bound)  # the caller's run id, if any
+
+
+def process_gone(pid: int | None) -> bool:
+    """Whether no process ``pid`` exists on this machine (None: unknown, counted as gone)."""
+    if pid is None or pid <= 0:
+        return True
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # it exists, under another user
+        return False
+    return False
+
+
+def shown_outcome(run: JobRun) -> str:
+    """A run's outcome as ``status`` shows it: ``running`` only while its process lives."""
+    if run.outcome is not None:
+        return run.outcome
+    return INTERRUPTED if process_gone(run.pid) else "running"
+
+
+def close_interrupted(state: StateDB, now: datetime) -> list[str]:
+    """Close every unfinished run whose process is gone as ``interrupted``; their ids."""
+    closed = []
+    for run in state.unfinished_runs():
+        if not process_gone(run.pid):
+            continue
+        note = (
+            f"process {run.pid} ended without recording a finish"
+            if run.pid
+            else ("recorded before run pids were kept; never finished")
+        )
+        summary = {**run.summary, "interrupted": note}
+        state.finish_run(run.run_id, outcome=INTERRUPTED, mode=run.mode, summary=summary, now=now)
+        log.warning("run.interrupted", interrupted_run=run.run_id, job=run.job, pid=run.pid)
+        closed.append(run.run_id)
+    return closed

@@ -1,7 +1,8 @@
 """The state database: dreamd's own SQLite file in the data dir.
 
 It holds the session cache (metadata keyed by file version, so a rescan of
-unchanged files costs a ``stat`` each) and the cursor. The schema is owned by
+unchanged files costs a ``stat`` each), the cursor, the job runs and the
+quarantined write plans. The schema is owned by
 Alembic migrations in ``dreamd.migrations``; ``open_state`` upgrades an older
 file in place before anything reads it, so an upgrade never loses state.
 
@@ -13,9 +14,10 @@ processes serialise instead of losing updates.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -49,12 +51,14 @@ from dreamd.sqlite import tune_for_writers
 __all__ = [
     "HEAD_REVISION",
     "JobRun",
+    "KeyRow",
+    "QuarantinedPlan",
     "StateDB",
     "open_state",
 ]
 
 #: The newest migration; ``open_state`` skips Alembic entirely when the file is at it.
-HEAD_REVISION = "0004"
+HEAD_REVISION = "0007"
 
 metadata = MetaData(
     naming_convention={
@@ -112,9 +116,60 @@ job_run = Table(
     Column("finished_at", Float),
     Column("outcome", String),
     Column("summary", Text, nullable=False, default="{}"),
+    Column("pid", Integer),
+)
+
+quarantined_plan = Table(
+    "quarantined_plan",
+    metadata,
+    Column("plan_id", String, primary_key=True),
+    Column("session", Text, nullable=False),
+    Column("revision", Text, nullable=False),
+    Column("window_key", Text, nullable=False),
+    Column("stage", String, nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("path", Text),
+    Column("run_id", String, nullable=False),
+    Column("quarantined_at", Float, nullable=False),
+)
+
+store_key_index = Table(
+    "store_key_index",
+    metadata,
+    Column("store", Text, primary_key=True),
+    Column("location", Text, primary_key=True),
+    Column("inode", Integer, nullable=False),
+    Column("size", Integer, nullable=False),
+    Column("mtime_ns", Integer, nullable=False),
+    Column("ctime_ns", Integer, nullable=False),
+    Column("keys", Text, nullable=False),
+    Column("source", Text, nullable=False),
 )
 
 CacheKey = tuple[str, str, str]
+#: (location, inode, size, mtime_ns, ctime_ns, keys, source): one file of a store's key index.
+KeyRow = tuple[str, int, int, int, int, tuple[str, ...], str]
+
+
+@dataclass(frozen=True, slots=True)
+class QuarantinedPlan:
+    """A write plan set aside: it could not be saved (``stage`` "save") or replayed ("replay").
+
+    ``revision`` is the session's revision then; ``path`` the plan file, if there is one.
+    """
+
+    plan_id: str
+    session: str  # tool:id
+    revision: str
+    window_key: str
+    stage: str
+    reason: str
+    path: str | None
+    run_id: str
+    quarantined_at: datetime
+
+
+_QUARANTINE_FIELDS = tuple(f.name for f in fields(QuarantinedPlan))
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +183,7 @@ class JobRun:
     finished_at: datetime | None
     outcome: str | None
     summary: dict[str, Any]
+    pid: int | None = None  # the process that ran it (None: recorded before pids were kept)
 
 
 def create_state_engine(path: Path) -> Engine:
@@ -187,14 +243,55 @@ class StateDB:
                     )
                 )
 
-    def start_run(self, run_id: str, job: str, mode: str, now: datetime) -> None:
-        """Record that a job run started (its completion is recorded by ``finish_run``)."""
+    def load_key_index(self, store: str) -> list[KeyRow]:
+        """The key index of one store: which keys each file held at which version."""
+        columns = [store_key_index.c[name] for name in _KEY_COLUMNS]
+        query = select(*columns).where(store_key_index.c.store == store)
+        with self.transaction() as connection:
+            rows = connection.execute(query).all()
+        return [(*row[:5], tuple(msgspec.json.decode(row[5])), row[6]) for row in rows]
+
+    def save_key_index(self, store: str, changed: Iterable[KeyRow], gone: Iterable[str]) -> None:
+        """Insert or replace ``changed`` and drop the ``gone`` locations, in one transaction."""
+        rows = [
+            {**dict(zip(_KEY_COLUMNS[:5], row[:5], strict=True)), "store": store,
+             "keys": msgspec.json.encode(sorted(row[5])).decode(), "source": row[6]}
+            for row in changed
+        ]  # fmt: skip
+        dropped = list(gone)
+        statement = sqlite_insert(store_key_index)
+        updates = {name: statement.excluded[name] for name in _KEY_COLUMNS[1:]}
+        with self.transaction() as connection:
+            for start in range(0, len(dropped), 500):
+                where = store_key_index.c.location.in_(dropped[start : start + 500])
+                connection.execute(
+                    delete(store_key_index).where(store_key_index.c.store == store, where)
+                )
+            if rows:
+                connection.execute(
+                    statement.on_conflict_do_update(
+                        index_elements=["store", "location"], set_=updates
+                    ),
+                    rows,
+                )
+
+    def start_run(
+        self, run_id: str, job: str, mode: str, now: datetime, *, pid: int | None = None
+    ) -> None:
+        """Record that a job run started in process ``pid`` (this one by default); its
+        completion is recorded by ``finish_run``."""
+        values = {"run_id": run_id, "job": job, "mode": mode, "started_at": now.timestamp()}
         with self.transaction() as connection:
             connection.execute(
-                job_run.insert().values(
-                    run_id=run_id, job=job, mode=mode, started_at=now.timestamp(), summary="{}"
-                )
+                job_run.insert().values(**values, summary="{}", pid=pid or os.getpid())
             )
+
+    def unfinished_runs(self) -> list[JobRun]:
+        """Every run with no finish recorded (running, or its process died), oldest first."""
+        query = select(job_run).where(job_run.c.finished_at.is_(None))
+        with self.transaction() as connection:
+            rows = connection.execute(query.order_by(job_run.c.started_at)).all()
+        return [_run_from_row(row) for row in rows]
 
     def finish_run(
         self, run_id: str, *, outcome: str, mode: str, summary: dict[str, Any], now: datetime
@@ -231,6 +328,29 @@ class StateDB:
         with self.transaction() as connection:
             first = connection.execute(select(func.min(job_run.c.started_at))).scalar()
         return _moment(first)
+
+    def quarantine_plan(self, plan: QuarantinedPlan) -> None:
+        """Record (or record again, with the newest reason) a quarantined plan."""
+        values = {name: getattr(plan, name) for name in _QUARANTINE_FIELDS}
+        values["quarantined_at"] = plan.quarantined_at.timestamp()
+        statement = sqlite_insert(quarantined_plan).values(**values)
+        with self.transaction() as connection:
+            connection.execute(
+                statement.on_conflict_do_update(index_elements=["plan_id"], set_=values)
+            )
+
+    def quarantined_plans(self) -> list[QuarantinedPlan]:
+        """Every quarantined plan, newest first."""
+        query = select(quarantined_plan).order_by(quarantined_plan.c.quarantined_at.desc())
+        with self.transaction() as connection:
+            rows = connection.execute(query).all()
+        return [
+            QuarantinedPlan(
+                **{name: getattr(row, name) for name in _QUARANTINE_FIELDS[:-1]},
+                quarantined_at=datetime.fromtimestamp(row.quarantined_at, tz=UTC),
+            )
+            for row in rows
+        ]
 
     def load_cursor(self, host: str) -> tuple[int, dict[str, Any]]:
         """The host's cursor document and its version (0 and an empty document at first)."""
@@ -282,6 +402,7 @@ def _run_from_row(row: Any) -> JobRun:
         finished_at=_moment(row.finished_at),
         outcome=row.outcome,
         summary=msgspec.json.decode(row.summary or "{}"),
+        pid=row.pid,
     )
 
 
@@ -367,6 +488,9 @@ def _row_from_info(info: SessionInfo, now: datetime) -> Mapping[str, Any]:
         "damaged_lines": ",".join(map(str, info.damaged_lines)) or None,
         "notes": msgspec.json.encode(list(info.notes)).decode() if info.notes else None,
     }
+
+
+_KEY_COLUMNS = ("location", "inode", "size", "mtime_ns", "ctime_ns", "keys", "source")
 
 
 def open_state(path: Path) -> StateDB:

@@ -230,14 +230,21 @@ def session_id(path: Path, stamp: str, ordinal: int) -> str:
     return chat_id(project_relative_path(path), stamp, ordinal)
 
 
-def _git_root(folder: Path) -> Path | None:
-    """The nearest folder at or above ``folder`` holding ``.git``."""
+def _git_root(folder: Path, has_git: dict[Path, bool] | None = None) -> Path | None:
+    """The nearest folder at or above ``folder`` holding ``.git`` (``has_git`` remembers the
+    folders already asked, for callers that ask about many folders with common parents)."""
+    known = {} if has_git is None else has_git
     for candidate in [folder, *folder.parents][: _GIT_ROOT_LEVELS + 1]:
-        try:
-            os.stat(candidate / ".git")
-        except OSError:
-            continue
-        return candidate
+        held = known.get(candidate)
+        if held is None:
+            try:
+                os.stat(candidate / ".git")
+                held = True
+            except OSError:
+                held = False
+            known[candidate] = held
+        if held:
+            return candidate
     return None
 
 
@@ -253,12 +260,14 @@ def history_files_in(project_dirs: Iterable[Path | str]) -> list[Path]:
 
     Aider writes into the git root, so each folder and its git root are
     checked. The paths returned are roots that ``READER.discover`` accepts.
+    Projects share parent folders: each folder is asked for ``.git`` once.
     """
     found: list[Path] = []
     seen: set[Path] = set()
+    has_git: dict[Path, bool] = {}
     for project in project_dirs:
         folder = Path(project).absolute()
-        root = _git_root(folder)
+        root = _git_root(folder, has_git)
         for candidate in (folder, root):
             if candidate is None:
                 continue

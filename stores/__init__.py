@@ -9,6 +9,7 @@ The registry of every store is ``dreamd.stores.registry``.
 from ._codec import dumps_ascii, item_from_json, item_to_json
 from ._heldfile import FileStoreTable, located
 from ._item import ITEM_TYPES, ItemType, MemoryItem, Quote, Receipt
+from ._keyindex import ItemVersion, KeyIndex, MemoryKeyIndex
 from ._protocol import Capabilities, HeldItem, KnownMemory, ProjectMemories, Store, project_memories
 
 __all__ = [
@@ -17,8 +18,11 @@ __all__ = [
     "FileStoreTable",
     "HeldItem",
     "ItemType",
+    "ItemVersion",
+    "KeyIndex",
     "KnownMemory",
     "MemoryItem",
+    "MemoryKeyIndex",
     "ProjectMemories",
     "Quote",
     "Receipt",

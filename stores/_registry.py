@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from ._keyindex import KeyIndex
 from ._protocol import Store
 
 __all__ = ["GateKind", "StoreContext", "StoreSpec", "StoreTable", "no_problem"]
@@ -36,7 +37,8 @@ class StoreContext:
     """What every store may need to find its place: resolved once per run.
 
     ``claude_projects`` maps a project path to the Claude Code transcript
-    folder whose sessions recorded it (the memory folder store's hint).
+    folder whose sessions recorded it (the memory folder store's hint);
+    ``key_index`` is where folder stores keep which keys their files hold.
     """
 
     data_dir: Path
@@ -44,6 +46,9 @@ class StoreContext:
     home: Path
     env: Mapping[str, str]
     claude_projects: Mapping[str, Path] = field(default_factory=dict)
+    #: Where folder stores remember which operation keys their files hold (``_keyindex``);
+    #: None: each store keeps its own for the process.
+    key_index: KeyIndex | None = None
 
 
 #: ``(table, listed)`` → ``(key under the table, problem)`` or None; ``listed``: the store is

@@ -16,8 +16,10 @@ Rules (seed 002 phase 4, SPEC "Stores", issue 4 item 4):
   body is the memory itself, with its ``**Why:**`` and ``**How to apply:**``
   lines where the conversation gave them. Every field round-trips exactly;
   ``write`` checks that before it writes.
-- The operation key lives only in the file, so the files are the index:
+- The operation key lives only in the file, so the files are the truth:
   ``find`` reads front matter and nothing can disagree with it after a crash.
+  The key index (``_keyindex``) only spares re-reading files whose version
+  (inode, size, mtime, ctime) it has seen; a hit is confirmed in the file.
   Temp files (hidden, ``.tmp``) are never items, whatever they hold.
 - The file name is ``<type>_<short slug>.md`` (the folder's convention, whose
   prefix the dream's index budget reads): the first ``SHORT_SLUG_WORDS``
@@ -37,7 +39,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +51,6 @@ from dreamd.fs import (
     digest,
     exists,
     is_safe_name,
-    list_names,
     open_folder,
     open_subfolder,
     read_file,
@@ -58,10 +58,21 @@ from dreamd.fs import (
 )
 from dreamd.fswrite import exclusive_lock, replace_file, sweep_temps, write_new
 
-from ._item import MemoryItem, Quote, Receipt
+from ._item import MemoryItem, Receipt
+from ._keyindex import (
+    Entry,
+    ItemVersion,
+    KeyIndex,
+    MemoryKeyIndex,
+    folder_versions,
+    held_keys,
+    stale_locations,
+    tagged,
+)
 from ._known import folder_memories
 from ._protocol import Capabilities, HeldItem, KnownMemory
 from ._registry import StoreContext, StoreSpec, StoreTable
+from ._topicparse import index_fields, parse_item, stored_op_keys, update_keys
 from .claude_folder import MemoryLocation, locate_memory_folder, managed_settings_path
 from .memory import ITEM_FIELDS
 
@@ -103,8 +114,6 @@ _SLUG_FILLERS = frozenset(
 log = structlog.get_logger("dreamd.stores")
 
 _OPENING = "---"
-_CLOSINGS = frozenset({"---", "..."})
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _BASE_DUMPER: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 #: Lines of front matter are folded at this width (YAML folding reads back unchanged).
 _YAML_WIDTH = 100
@@ -125,9 +134,16 @@ _Dumper.add_representer(str, _represent_text)
 class ClaudeMemoryStore:
     """Adapter for one Claude Code memory folder (``…/projects/<project>/memory``)."""
 
-    def __init__(self, folder: Path, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        *,
+        clock: Callable[[], float] = time.time,
+        index: KeyIndex | None = None,
+    ) -> None:
         self.folder = folder.absolute()
         self._clock = clock
+        self._index: KeyIndex = MemoryKeyIndex() if index is None else index
 
     @property
     def name(self) -> str:
@@ -185,21 +201,19 @@ class ClaudeMemoryStore:
         """Items tagged ``source``: ``.inbox/`` files (pending) first, then accepted ones."""
         if not self.folder.is_dir():
             return []
-        needle = source.encode("utf-8")
         held: list[HeldItem] = []
         with (
             open_folder(self.folder, create=False) as root,
             open_subfolder(root, INBOX, create=False) as inbox,
         ):
-            places = [(root, "")] if inbox is None else [(inbox, f"{INBOX}/"), (root, "")]
-            for folder, prefix in places:
-                for name in filter(_is_item_file_name, list_names(folder)):
-                    data = read_file(folder, name, max_bytes=MAX_ITEM_BYTES)
-                    parsed = parse_item(data) if data is not None and needle in data else None
-                    if data is None or parsed is None or parsed[1].source != source:
-                        continue
-                    receipt = Receipt(self.name, parsed[0], prefix + name, digest(data))
-                    held.append(HeldItem(receipt, parsed[1], pending=bool(prefix)))
+            folders, current, remembered = self._indexed(root, inbox)
+            for location in tagged(remembered, current, source):
+                data = _read_at(folders, location)
+                parsed = parse_item(data) if data is not None else None
+                if data is None or parsed is None or parsed[1].source != source:
+                    continue
+                receipt = Receipt(self.name, parsed[0], location, digest(data))
+                held.append(HeldItem(receipt, parsed[1], pending=location.startswith(INBOX)))
         return held
 
     def memories_of(self, project: str, *, limit: int) -> list[KnownMemory]:
@@ -233,21 +247,41 @@ class ClaudeMemoryStore:
                     current.source, current.type, current.name,
                 ):  # fmt: skip
                     raise StoreError(f"an update cannot change what item {current.name!r} is")
-                new = render_item(target.op_key, item, updates=[*_update_keys(data), op_key])
+                new = render_item(target.op_key, item, updates=[*update_keys(data), op_key])
                 sweep_temps(inbox, now=self._clock(), older_than=STALE_TEMP_SECONDS)
                 replace_file(inbox, parts[1], new)
                 return Receipt(self.name, op_key, target.location, digest(new))
 
     def _find(self, root: int, inbox: int | None, op_key: str) -> Receipt | None:
-        places: list[tuple[int, str]] = [(root, "")]
-        if inbox is not None:
-            places.insert(0, (inbox, f"{INBOX}/"))
-        for folder, prefix in places:
-            for name in filter(_is_item_file_name, list_names(folder)):
-                data = read_file(folder, name, max_bytes=MAX_ITEM_BYTES)
-                if data is not None and op_key in stored_op_keys(data):
-                    return Receipt(self.name, op_key, prefix + name, digest(data))
+        """The first file (``.inbox/`` first, by name) holding ``op_key``."""
+        folders, current, remembered = self._indexed(root, inbox)
+        for location in held_keys(remembered, current, op_key):
+            data = _read_at(folders, location)
+            if data is not None and op_key in stored_op_keys(data):
+                return Receipt(self.name, op_key, location, digest(data))
         return None
+
+    def _indexed(
+        self, root: int, inbox: int | None
+    ) -> tuple[dict[str, int], dict[str, ItemVersion], dict[str, Entry]]:
+        """(open folders by prefix, every item file's version in order, index entries), after
+        reading only the files the key index has not seen at their current version."""
+        folders = {"": root} if inbox is None else {f"{INBOX}/": inbox, "": root}
+        current: dict[str, ItemVersion] = {}
+        for prefix, folder in folders.items():
+            found = folder_versions(folder, prefix, _is_item_file_name)
+            current.update(sorted(found.items()))
+        remembered = self._index.entries(self.name)
+        stale, gone = stale_locations(remembered, current)
+        changed: dict[str, Entry] = {}
+        for location in stale:
+            data = _read_at(folders, location)
+            fields = index_fields(data) if data is not None else (frozenset(), "")
+            changed[location] = (current[location], *fields)
+        if changed or gone:
+            self._index.update(self.name, changed, gone)
+            remembered.update(changed)
+        return folders, current, remembered
 
     def _plant(self, root: int, inbox: int, op_key: str, item: MemoryItem, data: bytes) -> Receipt:
         for name in file_names(item):
@@ -274,6 +308,12 @@ class ClaudeMemoryStore:
                     return None
                 return read_file(inbox, parts[1], max_bytes=MAX_ITEM_BYTES)
         return None
+
+
+def _read_at(folders: dict[str, int], location: str) -> bytes | None:
+    """The bytes at ``location`` (``.inbox/<name>`` or ``<name>``) in the open folders."""
+    prefix, _, name = location.rpartition("/")
+    return read_file(folders[prefix + "/" if prefix else ""], name, max_bytes=MAX_ITEM_BYTES)
 
 
 def _is_item_file_name(name: str) -> bool:
@@ -338,7 +378,7 @@ def render_item(op_key: str, item: MemoryItem, *, updates: Sequence[str] = ()) -
         data = f"{_OPENING}\n{block}{_OPENING}\n{item.body}\n".encode()
     except UnicodeEncodeError as error:
         raise StoreError(f"item {item.name!r} holds text that is not valid Unicode") from error
-    faithful = parse_item(data) == (op_key, item) and _update_keys(data) == list(updates)
+    faithful = parse_item(data) == (op_key, item) and update_keys(data) == list(updates)
     if len(data) > MAX_ITEM_BYTES or not faithful:
         raise StoreError(f"item {item.name!r} cannot be written as a topic file faithfully")
     return data
@@ -347,129 +387,6 @@ def render_item(op_key: str, item: MemoryItem, *, updates: Sequence[str] = ()) -
 def origin_session(source: str) -> str:
     """The session of ``source:<tool>:<machine>:<session>``: Claude Code's ``originSessionId``."""
     return source.split(":", 3)[3]
-
-
-def parse_item(data: bytes) -> tuple[str, MemoryItem] | None:
-    """The operation key and item of a file ``render_item`` wrote; None for anything else."""
-    split = _front_matter(data)
-    if split is None:
-        return None
-    front, body = split
-    metadata = front.get("metadata")
-    if not isinstance(metadata, dict):
-        return None
-    try:
-        item = MemoryItem(
-            type=_text(front, "type"),  # type: ignore[arg-type]  # checked by MemoryItem
-            category=_text(metadata, "category"),
-            name=_text(front, "name"),
-            description=_text(front, "description"),
-            body=body.removesuffix("\n"),
-            confidence=_number(metadata, "confidence"),
-            source=_text(metadata, "source"),
-            collected=_day(metadata.get("collected")),
-            quotes=_quotes(metadata.get("quotes")),
-            project=_optional_text(metadata, "project"),
-        )
-        return _text(metadata, "op_key"), item
-    except (TypeError, ValueError):
-        return None
-
-
-def stored_op_keys(data: bytes) -> frozenset[str]:
-    """Operation keys a topic file records: ``metadata.op_key`` and ``metadata.op_keys``."""
-    if b"op_key" not in data:  # most accepted memories carry none: skip the YAML
-        return frozenset()
-    split = _front_matter(data)
-    metadata = split[0].get("metadata") if split else None
-    if not isinstance(metadata, dict):
-        return frozenset()
-    keys = metadata.get("op_keys")
-    found = {key for key in keys if isinstance(key, str)} if isinstance(keys, list) else set()
-    if isinstance(metadata.get("op_key"), str):
-        found.add(metadata["op_key"])
-    return frozenset(found)
-
-
-def _update_keys(data: bytes) -> list[str]:
-    """The keys listed in ``metadata.op_keys``, in order (the updates of a collected item)."""
-    split = _front_matter(data)
-    metadata = split[0].get("metadata") if split else None
-    keys = metadata.get("op_keys") if isinstance(metadata, dict) else None
-    return [key for key in keys if isinstance(key, str)] if isinstance(keys, list) else []
-
-
-def _front_matter(data: bytes) -> tuple[dict[str, Any], str] | None:
-    """(front matter mapping, body) of a file, or None when it has no YAML mapping on top."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    split = _split(text)
-    if split is None:
-        return None
-    try:
-        loaded = yaml.load(split[0], Loader=_LOADER)  # a safe loader: no object construction
-    except (yaml.YAMLError, ValueError, TypeError, RecursionError):
-        return None
-    return (loaded, split[1]) if isinstance(loaded, dict) else None
-
-
-def _split(text: str) -> tuple[str, str] | None:
-    """(block, body) when ``text`` opens with ``---`` and a later ``---``/``...`` line closes it."""
-    first, newline, _rest = text.partition("\n")
-    if first.rstrip() != _OPENING or not newline:
-        return None
-    start = position = len(first) + 1
-    while True:
-        end = text.find("\n", position)
-        line = text[position:] if end < 0 else text[position:end]
-        if line.rstrip() in _CLOSINGS:
-            return text[start:position], ("" if end < 0 else text[end + 1 :])
-        if end < 0:
-            return None
-        position = end + 1
-
-
-def _text(mapping: dict[str, Any], key: str) -> str:
-    value = mapping.get(key)
-    if not isinstance(value, str):
-        raise ValueError(f"{key} is not text")
-    return value
-
-
-def _optional_text(mapping: dict[str, Any], key: str) -> str | None:
-    return None if mapping.get(key) is None else _text(mapping, key)
-
-
-def _number(mapping: dict[str, Any], key: str) -> float:
-    value = mapping.get(key)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{key} is not a number")
-    return value
-
-
-def _day(value: object) -> date:
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, date):
-        return value
-    if isinstance(value, str):
-        return date.fromisoformat(value)
-    raise ValueError("collected is not a date")
-
-
-def _quotes(value: object) -> tuple[Quote, ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, list):
-        raise ValueError("quotes is not a list")
-    quotes = []
-    for entry in value:
-        if not isinstance(entry, dict):
-            raise ValueError("a quote is not a mapping")
-        quotes.append(Quote(_text(entry, "message"), _text(entry, "text")))
-    return tuple(quotes)
 
 
 # --- the registry's entry ----------------------------------------------------------------------
@@ -504,7 +421,9 @@ def _open(
     where = memory_folder_for(project, context)
     if where.note is not None:
         log.warning("store.claude_memory.assumed", project=project, note=where.note)
-    return None if where.folder is None else ClaudeMemoryStore(where.folder)
+    if where.folder is None:
+        return None
+    return ClaudeMemoryStore(where.folder, index=context.key_index)
 
 
 #: The registry's entry (``dreamd.stores.registry``): one folder per session's project.

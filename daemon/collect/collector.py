@@ -10,15 +10,14 @@ The order of every window is the seed's safety contract:
 3. each operation is planted once (find by key, else write or update, then read back);
 4. only when every write is confirmed is the window checkpointed.
 
-A crash anywhere leaves either no intent (nothing was written) or an intent
-whose plan is on disk: the next run reconciles it before anything else, so
-nothing is planted twice and no message is lost. A session is completed only
-when a fresh read shows the same revision with every message acknowledged.
+A crash anywhere leaves either no intent (nothing was written) or an intent whose plan is on disk:
+the next run reconciles it before anything else, so nothing is planted twice and no message is
+lost. A session is completed only when a fresh read shows the same revision with every message
+acknowledged.
 
-A session the earlier collector recorded as processed (a legacy record) is
-taken over by a baseline saved with its first observation: only messages
-after the recorded time stay pending; a record with no usable time is held
-for legacy review before selection, never guessed (see ``cursor``).
+A session the earlier collector recorded as processed (a legacy record) is taken over by a baseline
+saved with its first observation: only messages after the recorded time stay pending; a record with
+no usable time is held for legacy review before selection, never guessed (see ``cursor``).
 """
 
 from __future__ import annotations
@@ -28,9 +27,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from dreamd.catalog import Catalog
-from dreamd.collect.cursordoc import export_cursor, import_cursor
+from dreamd.collect.cursordoc import CursorStore
 from dreamd.collect.cursorstate import (
     Cursor,
     Intent,
@@ -46,22 +46,25 @@ from dreamd.collect.cursorstate import (
     legacy_split,
     observe,
     pending_messages,
+    plan_source,
     selection_view,
     skip_trivial,
     split_windows,
     window_key,
 )
-from dreamd.collect.plan import WritePlan, held_items, load_plan, make_plan, plant, save_plan
+from dreamd.collect.plan import WritePlan, make_plan, save_plan
 from dreamd.collect.planted import PlantedItem, planted_item
+from dreamd.collect.planting import StoresPending, plant_plan, tolerant_held
+from dreamd.collect.quarantine import PLAN_ERRORS, PlanQuarantined, held_sessions, quarantined
+from dreamd.collect.reopen import resume_open_window
 from dreamd.collect.signals import StopCollecting, WindowPending
-from dreamd.errors import SourceError
 from dreamd.fswrite import CrashPoint
 from dreamd.logs import get_logger
 from dreamd.progress import NO_PROGRESS, JobProgress, counter
-from dreamd.readers import Conversation
+from dreamd.readers import Conversation, Message
 from dreamd.selection import Selection, SelectionPolicy, damage_note, select
 from dreamd.sessioninfo import SessionInfo
-from dreamd.statedb import StateDB
+from dreamd.statedb import QuarantinedPlan, StateDB
 from dreamd.stores import MemoryItem, Store
 
 __all__ = ["CollectRequest", "CollectResult", "collect"]
@@ -85,7 +88,8 @@ FilterItem = Callable[[MemoryItem], tuple[MemoryItem | None, int]]
 #: Extracts the session-level items (seed 002 phase 3 step 3: events, once per session).
 ExtractSession = Callable[[Conversation, Sequence[Window]], Sequence[MemoryItem]]
 #: The stores a session's items go to, by store name.
-StoresFor = Callable[[Conversation], Mapping[str, Store]]
+StoreMap = Mapping[str, Store]
+StoresFor = Callable[[Conversation], StoreMap]
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +106,6 @@ class CollectRequest:
     #: Asked between windows; True stops the pass cleanly (the service's SIGTERM): every
     #: finished window stays checkpointed, the session stays partial and resumes next time.
     stop: Callable[[], bool] = field(default=lambda: False, compare=False)
-    #: Told before each session and each window ("collecting 2/3 sessions").
     progress: JobProgress = field(default=NO_PROGRESS, compare=False)
 
 
@@ -129,35 +132,17 @@ class CollectResult:
     tokens_by_session: dict[str, int] = field(default_factory=dict)  # "tool:id" -> tokens
     stopped: str | None = None  # why the pass ended early, if it did
     planted_items: list[PlantedItem] = field(default_factory=list)  # each confirmed write
-
-
-class CursorStore:
-    """The host's cursor in the state DB, saved only over the version it was read at."""
-
-    def __init__(self, state: StateDB, machine: str) -> None:
-        self.state = state
-        self.machine = machine
-        self.version, document = state.load_cursor(machine)
-        self.cursor = import_cursor(document, machine)
-
-    def save(self, cursor: Cursor, now: datetime) -> None:
-        """Save, then read back and compare (a concurrent change raises ``Refused``)."""
-        document = export_cursor(cursor)
-        self.version = self.state.save_cursor(
-            self.machine, document, expected=self.version, now=now
-        )
-        if self.state.load_cursor(self.machine) != (self.version, document):
-            raise SourceError("the saved cursor did not read back as written")
-        self.cursor = cursor
+    quarantined: list[QuarantinedPlan] = field(default_factory=list)  # plans set aside
+    pending_stores: list[dict[str, str]] = field(default_factory=list)  # session, store, reason
+    reconciled: list[str] = field(default_factory=list)  # stale plans closed, not reused
 
 
 @dataclass
 class _Pass:
     """One collector pass: what it was asked, what it works with, and what it did so far.
 
-    The pass's steps are its methods (session, window, plant, reconcile,
-    complete); each reads its inputs from here instead of a long argument
-    list, and records what it did in ``result``.
+    The pass's steps are its methods (session, window, plant, reconcile, complete); each reads
+    its inputs from here instead of a long argument list, and records what it did in ``result``.
     """
 
     request: CollectRequest
@@ -168,7 +153,7 @@ class _Pass:
     filter_item: FilterItem
     extract_session: ExtractSession | None
     result: CollectResult = field(default_factory=CollectResult)
-    position: tuple[int, int] = (0, 0)  # (the session being collected, sessions selected)
+    position: tuple[int, int] = (0, 0)  # (session number, sessions selected)
 
     @property
     def dry_run(self) -> bool:
@@ -184,6 +169,10 @@ class _Pass:
 
     def save(self, cursor: Cursor) -> None:
         self.cursors.save(cursor, self.request.now)
+
+    def quarantine(self, *args: Any, **where: str) -> PlanQuarantined:
+        """The signal that sets this window's plan aside (``quarantine.quarantined``)."""
+        return quarantined(*args, run_id=self.request.run_id, now=self.request.now, **where)
 
     def source(self, conversation: Conversation) -> str:
         """The session's provenance tag, as its items carry it (seed 002 phase 4)."""
@@ -226,7 +215,7 @@ def collect(
     others = [info for info in scan.sessions if not is_own_run(info.project)]
     selection = select(
         _held_for_review(others, cursors, result),
-        selection_view(cursors.cursor),
+        held_sessions(selection_view(cursors.cursor), state.quarantined_plans(), others),
         now=request.now,
         live_ids=request.live_ids,
         policy=request.policy,
@@ -259,6 +248,16 @@ def _take(run: _Pass, info: SessionInfo, stores_for: StoresFor) -> None:
         run.result.stopped = str(stop)
         run.result.partial.append(info.key)
         log.info("collect.stopping", reason=run.result.stopped)
+    except StoresPending as why:  # the window waits for those stores; other sessions go on
+        run.result.pending_stores += why.entries()
+        run.result.blocked.append(f"{info.key}: unresolved: {why}")
+    except PlanQuarantined as why:  # this session alone: the run goes on with the next one
+        if not run.dry_run:
+            run.cursors.state.quarantine_plan(why.plan)
+        run.result.quarantined.append(why.plan)
+        run.result.blocked.append(f"{info.key}: unresolved: {why}")
+        log.warning("collect.plan.quarantined", session=info.key, plan=why.plan.plan_id,
+                    stage=why.plan.stage, reason=why.plan.reason)  # fmt: skip
 
 
 def is_own_run(project: str | None) -> bool:
@@ -346,7 +345,7 @@ def _collect_session(run: _Pass, conversation: Conversation, stores: Mapping[str
     if cursor is not run.cursors.cursor and not run.dry_run:
         run.save(cursor)
     if cursor.state(key).intent is not None and not run.dry_run:
-        _finish_open_window(run, conversation, key, stores)
+        _finish_open_window(run, conversation, stores)
     state = run.cursors.cursor.state(key) if not run.dry_run else cursor.state(key)
     pending = pending_messages(state, conversation.messages)
     windows = split_windows(conversation, pending, run.request.window_messages)
@@ -381,7 +380,7 @@ def _collect_window(
     wkey = window_key(
         request.machine, conversation.tool, conversation.session_id, generation, window.messages
     )
-    _plan_and_plant(run, conversation, wkey, items, window, stores)
+    _plan_and_plant(run, conversation, wkey, items, window, window.messages, stores)
 
 
 def _plan_and_plant(
@@ -390,17 +389,28 @@ def _plan_and_plant(
     wkey: str,
     items: Sequence[MemoryItem],
     window: Window,
+    source: Sequence[Message],
     stores: Mapping[str, Store],
 ) -> None:
     """The window's write plan against what the stores hold for the session; planted
-    (or, in a dry run, only listed)."""
+    (or, in a dry run, only listed). ``source`` is what the items were extracted from."""
     key = f"{conversation.tool}:{conversation.session_id}"
-    held = None if run.dry_run else held_items(stores, run.source(conversation))
-    plan = make_plan(wkey, key, items, sorted(stores), held)
+    held = None if run.dry_run else tolerant_held(stores, run.source(conversation))
+    try:
+        plan = make_plan(wkey, key, items, sorted(stores), held)
+    except PLAN_ERRORS as error:  # text the plan cannot hold
+        raise run.quarantine("save", key, conversation.revision, wkey, error) from error
     if run.dry_run:
         run.result.would_plant.extend(items)
         return
-    _plant_window(run, plan, window, key, stores)
+    intent = Intent(
+        plan.window_key,
+        plan.plan_id,
+        tuple(m.id for m in window.messages),
+        plan_source(source),
+        conversation.revision,
+    )
+    _plant_window(run, plan, window, intent, stores)
 
 
 def _session_stage(
@@ -424,30 +434,36 @@ def _session_stage(
     wkey = "events-" + window_key(
         request.machine, conversation.tool, conversation.session_id, generation, analysed
     )
-    _plan_and_plant(run, conversation, wkey, items, Window((), ""), stores)
+    _plan_and_plant(run, conversation, wkey, items, Window((), ""), analysed, stores)
 
 
 def _plant_window(
-    run: _Pass, plan: WritePlan, window: Window, key: str, stores: Mapping[str, Store]
+    run: _Pass, plan: WritePlan, window: Window, intent: Intent, stores: Mapping[str, Store]
 ) -> None:
     """Plan saved and read back, intent saved, plant once each, then checkpoint."""
+    key = plan.session
     CRASH.tick()
-    save_plan(run.plans_dir, plan)
+    try:
+        save_plan(run.plans_dir, plan)
+    except PLAN_ERRORS as error:
+        raise run.quarantine(
+            "save", key, intent.revision, plan.window_key, error, plan_id=plan.plan_id
+        ) from error
     CRASH.tick()
-    intent = Intent(plan.window_key, plan.plan_id, tuple(m.id for m in window.messages))
     run.save(begin_window(run.cursors.cursor, key, intent))
-    receipts, planted = [], []
-    for op in plan.operations:
-        CRASH.tick()
-        receipt = plant(stores[op.store], op)
-        receipts.append(receipt.op_key)
-        planted.append(planted_item(op.store, op.item, receipt, updated=op.target is not None))
+    planted = plant_plan(plan, stores, CRASH.tick)
     CRASH.tick()
-    result = run.result
-    result.planted_items += planted
-    result.planted.update(op.item.category for op in plan.operations if op.target is None)
-    result.updated.update(op.item.category for op in plan.operations if op.target is not None)
-    result.handoff += sum(op.target is None for op in plan.operations)
+    result, done = run.result, [op for op, _ in planted.done]
+    result.planted_items += [
+        planted_item(op.store, op.item, receipt, updated=op.target is not None)
+        for op, receipt in planted.done
+    ]
+    result.planted.update(op.item.category for op in done if op.target is None)
+    result.updated.update(op.item.category for op in done if op.target is not None)
+    result.handoff += sum(op.target is None for op in done)
+    if planted.failed:  # the intent stays open: the next run retries only those stores
+        raise StoresPending(key, plan.window_key, planted.failed)
+    receipts = planted.receipts
     checkpoint = checkpoint_window(
         run.cursors.cursor, key, window, receipts, window_key_=plan.window_key
     )
@@ -456,28 +472,12 @@ def _plant_window(
     log.info("collect.window.planted", session=key, items=len(plan.operations))
 
 
-def _finish_open_window(
-    run: _Pass, conversation: Conversation, key: str, stores: Mapping[str, Store]
-) -> None:
-    """Seed 002 ``reconcileWindow``: a window begun by a run that died is finished first.
-
-    The plan is replayed (each operation planted once: a key already held is
-    not written again). Its messages are acknowledged only if they still have
-    the text they had; otherwise the window is closed without acknowledging
-    them and they stay pending.
-    """
-    intent = run.cursors.cursor.state(key).intent
-    assert intent is not None
-    plan = load_plan(run.plans_dir / f"{intent.plan_id}.json")
-    receipts = [plant(stores[op.store], op).op_key for op in plan.operations]
-    by_id = {m.id: m for m in conversation.messages}
-    same = [by_id[mid] for mid in intent.message_ids if mid in by_id]
-    window = Window(tuple(same), "")
-    run.save(
-        checkpoint_window(run.cursors.cursor, key, window, receipts, window_key_=intent.window_key)
-    )
-    run.result.windows += 1
-    log.info("collect.window.reconciled", session=key, operations=len(plan.operations))
+def _finish_open_window(run: _Pass, conversation: Conversation, stores: StoreMap) -> None:
+    """A window begun by a run that died is finished first (``reopen``)."""
+    cursor = run.cursors.cursor
+    done = resume_open_window(cursor, run.save, run.plans_dir, conversation, stores, run.quarantine)
+    run.result.windows += done.replayed
+    run.result.reconciled += [done.note] if not done.replayed else []
 
 
 def _complete_if_stable(run: _Pass, conversation: Conversation, key: str) -> None:

@@ -29,8 +29,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from dreamd.collect.cursorstate import Cursor, Intent, LegacyRecord, SessionState
+from dreamd.errors import SourceError
+from dreamd.statedb import StateDB
 
-__all__ = ["V2", "export_cursor", "import_cursor", "legacy_records", "legacy_time"]
+__all__ = ["V2", "CursorStore", "export_cursor", "import_cursor", "legacy_records", "legacy_time"]
 
 V2 = "collectorV2"
 
@@ -165,13 +167,34 @@ def _state(entry: Mapping[str, Any]) -> SessionState:
         reason=str(entry.get("reason", "")),
         acked=dict(_dict(entry.get("acked"))),
         receipts=tuple(entry.get("receipts", ())),
-        intent=Intent(
-            str(intent["windowKey"]), str(intent["planId"]), tuple(intent.get("messageIds", ()))
-        )
-        if intent.get("windowKey")
-        else None,
+        intent=_intent(intent) if intent.get("windowKey") else None,
         legacy_baseline=entry.get("legacyBaseline") is True,
+        reconciled=tuple(str(p) for p in entry.get("reconciled", ()) if isinstance(p, str)),
     )
+
+
+def _intent(raw: Mapping[str, Any]) -> Intent:
+    """An intent as saved; ``source`` absent in intents recorded before it was kept."""
+    source = raw.get("source")
+    return Intent(
+        str(raw["windowKey"]),
+        str(raw["planId"]),
+        tuple(raw.get("messageIds", ())),
+        {str(k): str(v) for k, v in source.items()} if isinstance(source, dict) else None,
+        str(raw.get("revision") or ""),
+    )
+
+
+def _intent_json(intent: Intent) -> dict[str, Any]:
+    document: dict[str, Any] = {
+        "windowKey": intent.window_key,
+        "planId": intent.plan_id,
+        "messageIds": list(intent.message_ids),
+    }
+    if intent.source is not None:
+        document["source"] = dict(intent.source)
+        document["revision"] = intent.revision
+    return document
 
 
 def _entry(state: SessionState, previous: Mapping[str, Any]) -> dict[str, Any]:
@@ -183,16 +206,32 @@ def _entry(state: SessionState, previous: Mapping[str, Any]) -> dict[str, Any]:
         "reason": state.reason,
         "acked": dict(state.acked),
         "receipts": list(state.receipts),
-        "intent": {
-            "windowKey": state.intent.window_key,
-            "planId": state.intent.plan_id,
-            "messageIds": list(state.intent.message_ids),
-        }
-        if state.intent
-        else None,
+        "intent": _intent_json(state.intent) if state.intent else None,
     }
     if state.legacy_baseline:
         entry["legacyBaseline"] = True
+    if state.reconciled:
+        entry["reconciled"] = list(state.reconciled)
     if _state(previous) == state:
         return dict(previous)
     return entry
+
+
+class CursorStore:
+    """The host's cursor in the state DB, saved only over the version it was read at."""
+
+    def __init__(self, state: StateDB, machine: str) -> None:
+        self.state = state
+        self.machine = machine
+        self.version, document = state.load_cursor(machine)
+        self.cursor = import_cursor(document, machine)
+
+    def save(self, cursor: Cursor, now: datetime) -> None:
+        """Save, then read back and compare (a concurrent change raises ``Refused``)."""
+        document = export_cursor(cursor)
+        self.version = self.state.save_cursor(
+            self.machine, document, expected=self.version, now=now
+        )
+        if self.state.load_cursor(self.machine) != (self.version, document):
+            raise SourceError("the saved cursor did not read back as written")
+        self.cursor = cursor

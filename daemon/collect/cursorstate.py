@@ -59,9 +59,12 @@ __all__ = [
     "legacy_split",
     "observe",
     "pending_messages",
+    "plan_source",
     "qualified_id",
+    "reconcile_window",
     "selection_view",
     "skip_trivial",
+    "source_unchanged",
     "split_windows",
     "window_key",
 ]
@@ -81,11 +84,20 @@ def qualified_id(tool: str, machine: str, session: str, message: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Intent:
-    """A window whose plan was saved and whose writes may have started."""
+    """A window whose plan was saved and whose writes may have started.
+
+    ``message_ids`` are what its checkpoint acknowledges; ``source`` is what the
+    plan was made from (each analysed message's id and fingerprint) and
+    ``revision`` the session's revision then, so a later run can tell whether
+    the plan still describes the text (``source_unchanged``). ``source`` is
+    None for an intent recorded before dreamd kept it.
+    """
 
     window_key: str
     plan_id: str
     message_ids: tuple[str, ...]
+    source: Mapping[str, str] | None = None
+    revision: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +112,7 @@ class SessionState:
     receipts: tuple[str, ...] = ()
     intent: Intent | None = None
     legacy_baseline: bool = False  # the legacy-resolved part was fingerprinted, not analysed
+    reconciled: tuple[str, ...] = ()  # plans closed by reconciliation (their source changed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,6 +298,45 @@ def begin_window(cursor: Cursor, key: str, intent: Intent) -> Cursor:
     if state.intent is not None and state.intent.window_key != intent.window_key:
         raise ValueError(f"{key} already has an open window {state.intent.window_key}")
     return cursor.with_state(key, replace(state, intent=intent))
+
+
+def plan_source(messages: Iterable[Message]) -> dict[str, str]:
+    """What a plan is made from, as its intent records it: message id -> fingerprint."""
+    return {m.id: m.fingerprint for m in messages}
+
+
+def source_unchanged(intent: Intent, messages: Sequence[Message]) -> bool:
+    """Whether every message the intent's plan was made from still has its fingerprint.
+
+    Seed 002: a plan whose source changed is never reused. An intent recorded
+    before sources were kept cannot be checked: one that names messages counts
+    as changed (re-analysing is harmless, replaying stale text is not); one
+    that names none (a session-level plan) is replayed as before.
+    """
+    if intent.source is None:
+        return not intent.message_ids
+    current = plan_source(messages)
+    return all(current.get(mid) == fingerprint for mid, fingerprint in intent.source.items())
+
+
+def reconcile_window(cursor: Cursor, key: str, receipts: Sequence[str]) -> Cursor:
+    """Seed 002 ``reconcileWindow``: close an open window whose plan is stale.
+
+    Every planned operation was looked up (``receipts`` are those found
+    written); the receipts and the plan's id are kept as provenance and the
+    intent is closed, but no message is acknowledged: the window's messages
+    stay pending and are analysed again at their current fingerprints.
+    """
+    state = cursor.state(key)
+    if state.intent is None:
+        raise ValueError(f"{key} has no open window to reconcile")
+    updated = replace(
+        state,
+        receipts=(*state.receipts, *(r for r in receipts if r not in state.receipts)),
+        reconciled=(*state.reconciled, state.intent.plan_id),
+        intent=None,
+    )
+    return cursor.with_state(key, updated)
 
 
 def acknowledge(state: SessionState, messages: Iterable[Message]) -> dict[str, str]:

@@ -59,6 +59,7 @@ def report_json(
             "legacy_high_water": "unchanged",
             "legacy_baseline": result.legacy_baseline,
             "legacy_review": result.legacy_review,
+            "reconciled": result.reconciled,
         },
         "backlog": {
             "eligible_deferred": len(deferred),
@@ -66,8 +67,14 @@ def report_json(
             if oldest
             else None,
             "blocked": result.blocked
-            + [f"{d.session.key}: {d.reason}" for d in decisions if d.status == "unresolved"],
+            + [f"{d.session.key}: {d.reason}" for d in decisions if d.status == "unresolved"]
+            + [f"{d.session.key}: unresolved: {d.reason}" for d in decisions if d.status == "held"],
         },
+        "pending_stores": result.pending_stores,
+        "quarantined": [
+            {"session": q.session, "plan_id": q.plan_id, "stage": q.stage, "reason": q.reason}
+            for q in result.quarantined
+        ],
         "handoff": result.handoff,
         "tokens": result.tokens,
         "tokens_by_session": dict(sorted(result.tokens_by_session.items())),
@@ -115,6 +122,11 @@ def report_text(document: dict[str, Any]) -> str:
         f"{backlog['oldest_discoverable'] or '-'}; blocked "
         f"{'; '.join(backlog['blocked']) or 'none'}",
         *_legacy_lines(cursor),
+        *(f"Reconciled: {entry}" for entry in cursor.get("reconciled") or ()),
+        *(
+            f"Store pending: {entry['store']} for {entry['session']}: {entry['reason']}"
+            for entry in document.get("pending_stores") or ()
+        ),
         f"Handoff: {document['handoff']} new items awaiting the gardener's validate gate",
         _tokens_line(document),
         *_drain_line(document),

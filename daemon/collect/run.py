@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import datetime, tzinfo
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,8 @@ from dreamd.catalog import Catalog
 from dreamd.collect.budget import Deadline, budget_summary, lower_priority, run_budget, run_fields
 from dreamd.collect.collector import CollectRequest, CollectResult, collect
 from dreamd.collect.extraction import ExtractionRun
+from dreamd.collect.keyindex import StateKeyIndex
+from dreamd.collect.planting import STORE_FAILURES, Unavailable, reason_of
 from dreamd.collect.report import report_json, store_report
 from dreamd.config import Settings
 from dreamd.lock import pipeline_lock
@@ -61,7 +64,7 @@ def collect_job(
         collected=request.now.date(),
         path=settings.config_path,
     )
-    context = settings.store_context(env, home)
+    context = replace(settings.store_context(env, home), key_index=StateKeyIndex(state))
     shared = _shared_stores(settings, context)
     catalog = catalog or Catalog(state, settings.source_roots, settings.readers)
     lower_priority()
@@ -77,7 +80,7 @@ def collect_job(
     mode = "dry-run" if request.dry_run else "apply"
     try:
         with lock, recorded_run(state, request.run_id, "collect", mode, request.now) as record:
-            stores_for = _stores_finder(settings, state, context, shared)
+            stores_for = _stores_finder(settings, catalog, context, shared)
             extraction.wire(stores_for, settings.data_dir)
             result = collect(
                 request,
@@ -132,7 +135,7 @@ def _local_zone() -> tzinfo:
 
 
 def _stores_finder(
-    settings: Settings, state: StateDB, context: StoreContext, shared: Mapping[str, Store]
+    settings: Settings, catalog: Catalog, context: StoreContext, shared: Mapping[str, Store]
 ) -> Callable[[Conversation], dict[str, Store]]:
     """The stores each session's items go to; per-project stores are located after the scan,
     when the session cache knows every project's transcript folder."""
@@ -140,7 +143,7 @@ def _stores_finder(
 
     def stores_for(conversation: Conversation) -> dict[str, Store]:
         if not located:
-            located.append(replace(context, claude_projects=_project_folders(state)))
+            located.append(replace(context, claude_projects=_project_folders(catalog)))
         return _stores_for(settings, located[0], conversation.project, shared)
 
     return stores_for
@@ -151,10 +154,20 @@ def _shared_stores(settings: Settings, context: StoreContext) -> dict[str, Store
     shared: dict[str, Store] = {}
     for spec, table in settings.listed_stores():
         if not spec.per_project:
-            store = spec.adapter(table, context, create=True)
+            store = _opened(spec.name, partial(spec.adapter, table, context, create=True))
             if store is not None:
                 shared[spec.name] = store
     return shared
+
+
+def _opened(name: str, open_store: Callable[[], Store | None]) -> Store | None:
+    """The store, or one that fails every call with the reason it could not be opened
+    (issue 15 item 4: the windows that need it stay pending, everything else goes on)."""
+    try:
+        return open_store()
+    except STORE_FAILURES as error:
+        log.warning("collect.store.unavailable", store=name, reason=reason_of(error))
+        return Unavailable(name, reason_of(error))
 
 
 def _stores_for(
@@ -163,7 +176,11 @@ def _stores_for(
     """Every listed store one session's items go to, in ``collect.stores`` order."""
     stores: dict[str, Store] = {}
     for spec, table in settings.listed_stores():
-        store = spec.adapter(table, context, project, create=True) if spec.per_project else None
+        store = (
+            _opened(spec.name, partial(spec.adapter, table, context, project, create=True))
+            if spec.per_project
+            else None
+        )
         store = shared.get(spec.name) if store is None else store
         if store is not None:
             stores[spec.name] = store
@@ -177,10 +194,11 @@ def _close(store: Store) -> None:
         close()
 
 
-def _project_folders(state: StateDB) -> dict[str, Path]:
-    """Project path → Claude Code transcript folder, from the sessions that recorded them."""
+def _project_folders(catalog: Catalog) -> dict[str, Path]:
+    """Project path → Claude Code transcript folder, from the sessions that recorded them
+    (the catalog's cache as its scan left it: not loaded from the state DB again)."""
     folders: dict[str, Path] = {}
-    for info in state.load_session_cache().values():
+    for info in catalog.cached():
         if info.tool == "claude-code" and info.project:
             folders.setdefault(info.project, Path(info.path).parent)
     return folders

@@ -56,6 +56,7 @@ from dreamd.jobs import (
 from dreamd.lock import ProcessLock
 from dreamd.logs import get_logger
 from dreamd.progress import counter
+from dreamd.runrecord import close_interrupted
 from dreamd.schedule import is_missed, parse_schedule, previous_fire, resumed
 from dreamd.service.heartbeat import Heartbeat, SystemdReporter, idle_status, stall_limit
 from dreamd.service.notify import Notifier, watchdog_interval
@@ -156,6 +157,7 @@ class Service:
             run_id = new_run_id()
             started = datetime.now(UTC)
             installed_since = self.state.earliest_run_start()
+            close_interrupted(self.state, started)  # runs a killed process left "running"
             self.state.start_run(run_id, "service", "run", started)
             try:
                 self._start(installed_since)

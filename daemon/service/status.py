@@ -16,14 +16,16 @@ from typing import Any
 from dreamd.collect.budget import drain_estimate, drain_words, ended_by_words
 from dreamd.collect.cursordoc import import_cursor
 from dreamd.collect.cursorstate import selection_view
+from dreamd.collect.quarantine import held_sessions
 from dreamd.config import Settings
 from dreamd.dream.pending import pending_files
 from dreamd.dream.reporttext import apply_command
 from dreamd.jobs import live_ids_from_env, selection_policy
 from dreamd.lock import PIPELINE, holder
+from dreamd.runrecord import shown_outcome
 from dreamd.schedule import parse_schedule
 from dreamd.selection import SELECTABLE, select
-from dreamd.statedb import JobRun, StateDB
+from dreamd.statedb import JobRun, QuarantinedPlan, StateDB
 
 __all__ = ["FOLLOW_JOURNAL", "log_location", "status_document", "status_text"]
 
@@ -39,7 +41,7 @@ def _run_json(run: JobRun | None) -> dict[str, Any] | None:
         "mode": run.mode,
         "started_at": run.started_at.isoformat(),
         "finished_at": run.finished_at.isoformat() if run.finished_at else None,
-        "outcome": run.outcome or "running",
+        "outcome": shown_outcome(run),
         "summary": run.summary,
     }
 
@@ -93,9 +95,10 @@ def status_document(
     pipeline = holder(settings.data_dir, PIPELINE)
     cursor = import_cursor(state.load_cursor(settings.machine)[1], settings.machine)
     known = state.load_session_cache()
+    quarantined = state.quarantined_plans()
     selection = select(
         known.values(),
-        selection_view(cursor),
+        held_sessions(selection_view(cursor), quarantined, known.values()),
         now=now,
         live_ids=live_ids_from_env(env),
         policy=selection_policy(settings),
@@ -116,9 +119,26 @@ def status_document(
         "backlog": dict(sorted(backlog.items())),
         "drain": drain,
         "pending_plans": plans,
+        "quarantined_plans": [_quarantined_json(q) for q in quarantined],
         "pending_proposals": proposals,
         "lock": {"pid": pipeline.pid, "job": pipeline.job} if pipeline else None,
         "logs": log_location(settings, env),
+    }
+
+
+#: How the status names the step a quarantined plan failed at.
+_STAGE_WORDS = {"save": "saved", "replay": "replayed"}
+
+
+def _quarantined_json(plan: QuarantinedPlan) -> dict[str, Any]:
+    return {
+        "session": plan.session,
+        "plan_id": plan.plan_id,
+        "stage": plan.stage,
+        "reason": plan.reason,
+        "path": plan.path,
+        "run_id": plan.run_id,
+        "quarantined_at": plan.quarantined_at.isoformat(),
     }
 
 
@@ -181,6 +201,15 @@ def status_text(document: Mapping[str, Any], now: datetime) -> str:
     lines.append(f"pending plans: {len(document['pending_plans'])}")
     for plan in document["pending_plans"]:
         lines.append(f"  {plan['session']} (plan {plan['plan_id']})")
+    quarantined = document.get("quarantined_plans") or []
+    if quarantined:
+        lines.append(f"quarantined plans: {len(quarantined)}")
+    for plan in quarantined:
+        failed = _STAGE_WORDS.get(plan["stage"], plan["stage"])
+        lines.append(
+            f"  {plan['session']} (plan {plan['plan_id']}, could not be {failed}"
+            f" {_when(plan['quarantined_at'], now)}): {plan['reason']}"
+        )
     lines.append(f"pending dream proposals: {len(document['pending_proposals'])}")
     for proposal in document["pending_proposals"]:
         lines.append(f"  {proposal['folder']}: {proposal['reason']}; review {proposal['proposal']}")

@@ -17,8 +17,11 @@ from dreamd.collect.cursorstate import (
     complete_session,
     observe,
     pending_messages,
+    plan_source,
     qualified_id,
+    reconcile_window,
     skip_trivial,
+    source_unchanged,
     split_windows,
     window_key,
 )
@@ -152,6 +155,54 @@ class TestAcknowledgement:
         cursor = skip_trivial(Cursor("h"), KEY, "A", "runner job prompt")
         assert cursor.state(KEY).status == "skipped_trivial"
         assert observe(cursor, KEY, "B").state(KEY).status == "partial"
+
+
+class TestStalePlans:
+    """Issue 15 item 0: a plan whose source changed is never reused (seed 002)."""
+
+    def opened(self, conv: Conversation) -> Cursor:
+        cursor = observe(Cursor("h"), KEY, conv.revision)
+        ids = tuple(m.id for m in conv.messages)
+        intent = Intent("w", "plan-1", ids, plan_source(conv.messages), conv.revision)
+        return begin_window(cursor, KEY, intent)
+
+    def test_an_edit_of_a_planned_message_makes_the_plan_stale(self) -> None:
+        """The intent records each message's fingerprint; any edit is seen, a growth is not."""
+        conv = conversation(["We use PostgreSQL", "ok"])
+        intent = self.opened(conv).state(KEY).intent
+        assert intent is not None and source_unchanged(intent, conv.messages)
+        grown = conversation(["We use PostgreSQL", "ok", "later"])
+        assert source_unchanged(intent, grown.messages)
+        edited = conversation(["We use SQLite", "ok"])
+        assert not source_unchanged(intent, edited.messages)
+        assert not source_unchanged(intent, conversation(["We use PostgreSQL"]).messages)
+
+    def test_an_intent_without_a_source_is_not_trusted_when_it_names_messages(self) -> None:
+        """An intent recorded before sources were kept cannot be checked: never replayed."""
+        conv = conversation(["a"])
+        assert not source_unchanged(Intent("w", "p", ("m0",)), conv.messages)
+        assert source_unchanged(Intent("w", "p", ()), conv.messages)
+
+    def test_reconciliation_keeps_receipts_and_acknowledges_nothing(self) -> None:
+        """reconcileWindow closes the intent, keeps receipts and the plan id, acks nothing."""
+        conv = conversation(["We use PostgreSQL", "ok"])
+        cursor = reconcile_window(self.opened(conv), KEY, ["r1"])
+        state = cursor.state(KEY)
+        assert state.intent is None and state.receipts == ("r1",)
+        assert state.reconciled == ("plan-1",) and state.acked == {}
+        assert len(pending_messages(state, conv.messages)) == 2
+        with pytest.raises(ValueError, match="no open window"):
+            reconcile_window(cursor, KEY, [])
+
+    def test_the_intent_source_survives_the_json_round_trip(self) -> None:
+        """Saved and read back, the intent still knows what its plan was made from."""
+        conv = conversation(["We use PostgreSQL", "ok"])
+        cursor = self.opened(conv)
+        again = import_cursor(json.loads(json.dumps(export_cursor(cursor))), "h")
+        assert again.state(KEY).intent == cursor.state(KEY).intent
+        closed = reconcile_window(again, KEY, ["r1"])
+        exported = export_cursor(closed)
+        assert import_cursor(exported, "h").state(KEY).reconciled == ("plan-1",)
 
 
 LEGACY = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import time
@@ -10,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from dreamd.catalog import Catalog
+from dreamd.catalog import Catalog, read_safely
+from dreamd.errors import NotFound
 from dreamd.readers import READERS, Conversation, SessionRef, Unresolved
 from dreamd.statedb import StateDB, open_state
 
@@ -195,3 +197,89 @@ def test_aider_history_is_found_in_projects_other_tools_report(
     tools = sorted(i.tool for i in catalog.scan().sessions)
     assert tools == ["aider", "claude-code"]
     assert catalog.scan().read == 0
+
+
+class CountingReader:
+    """The real Claude Code reader, counting how often it discovers."""
+
+    tool = "claude-code"
+
+    def __init__(self) -> None:
+        self.discoveries = 0
+
+    def default_roots(self, env: Mapping[str, str], home: Path) -> tuple[Path, ...]:
+        return ()
+
+    def discover(self, root: Path) -> Iterator[SessionRef | Unresolved]:
+        self.discoveries += 1
+        return READERS["claude-code"].discover(root)
+
+    def read(self, ref: SessionRef) -> Conversation | Unresolved:
+        return READERS["claude-code"].read(ref)
+
+
+def counting_catalog(state: StateDB, home: Path) -> tuple[Catalog, CountingReader]:
+    reader = CountingReader()
+    roots = {"claude-code": (home / ".claude" / "projects",)}
+    return Catalog(state, roots, {"claude-code": reader}), reader
+
+
+def test_reading_a_scanned_session_does_not_discover_again(
+    state: StateDB, isolated_home: Path
+) -> None:
+    """A collect reads each selected session twice: neither read walks every session again."""
+    for index in range(5):
+        write_claude(isolated_home, f"s{index}", ["hi", "there"])
+    catalog, reader = counting_catalog(state, isolated_home)
+    catalog.scan()
+    discovered = reader.discoveries
+    first = catalog.read("claude-code", "s3")
+    write_claude(isolated_home, "s3", ["hi", "there", "and more"])  # appended since the scan
+    again = catalog.read("claude-code", "s3")
+    assert reader.discoveries == discovered
+    assert len(first.messages) == 4 and len(again.messages) == 6  # the file as it is now
+    assert first.revision != again.revision
+
+
+def test_a_session_moved_since_the_scan_is_found_by_discovery(
+    state: StateDB, isolated_home: Path
+) -> None:
+    """The scan's file is gone (or replaced): the read falls back to discovering it."""
+    path = write_claude(isolated_home, "s1", ["hi"])
+    catalog, _ = counting_catalog(state, isolated_home)
+    catalog.scan()
+    moved = path.parent.parent / "-work-other" / path.name
+    moved.parent.mkdir()
+    path.rename(moved)
+    conversation = catalog.read("claude-code", "s1")
+    assert conversation.ref.path == moved
+    path.unlink(missing_ok=True)
+    moved.unlink()
+    with pytest.raises(NotFound):
+        catalog.read("claude-code", "s1")
+
+
+def test_a_session_never_scanned_is_still_read(state: StateDB, isolated_home: Path) -> None:
+    write_claude(isolated_home, "s1", ["hi"])
+    catalog, _ = counting_catalog(state, isolated_home)
+    assert len(catalog.read("claude-code", "s1").messages) == 2
+
+
+def test_a_read_leaves_the_cycle_collector_as_it_found_it(
+    state: StateDB, isolated_home: Path
+) -> None:
+    """Paused during a read (even one that raises), on again after; off stays off."""
+    write_claude(isolated_home, "s1", ["hi"])
+    ref = next(iter(READERS["claude-code"].discover(isolated_home / ".claude" / "projects")))
+    assert isinstance(ref, SessionRef)
+    assert gc.isenabled()
+    assert isinstance(read_safely(ExplodingReader(), ref), Unresolved)
+    assert gc.isenabled()
+    assert isinstance(read_safely(READERS["claude-code"], ref), Conversation)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        read_safely(READERS["claude-code"], ref)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

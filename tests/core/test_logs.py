@@ -5,6 +5,11 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
+import re
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -124,3 +129,54 @@ def test_credentials_in_exception_messages_are_redacted() -> None:
     assert (
         json.loads(stream.getvalue().splitlines()[0])["exception"][0]["exc_type"] == "RuntimeError"
     )
+
+
+def _warner(home: Path, *args: str, **env: str) -> subprocess.Popen[str]:
+    environment = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("XDG_", "DREAMD_", "CLAUDE_", "NOTIFY_SOCKET", "JOURNAL_STREAM"))
+    }
+    environment.update({"HOME": str(home), **env})
+    return subprocess.Popen(
+        [sys.executable, "-m", "tests.core.warner", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment,
+    )  # fmt: skip
+
+
+def _warning_line(raw: str) -> dict[str, object]:
+    line: dict[str, object] = json.loads(re.sub(r"^<\d>", "", raw))
+    return line
+
+
+def test_a_python_warning_in_a_command_is_a_json_log_line(isolated_home: Path) -> None:
+    """`dreamd status` with a warning issued mid-run: every stderr line is one JSON object,
+    the warning among them with its category and message."""
+    process = _warner(isolated_home, "status")
+    stdout, stderr = process.communicate(timeout=300)
+    assert process.returncode == 0, stderr
+    parsed = [json.loads(line) for line in stderr.splitlines()]
+    (warning,) = [line for line in parsed if line["event"] == "python.warning"]
+    assert warning["level"] == "warning" and warning["category"] == "UserWarning"
+    assert "falling back to polling" in str(warning["message"])
+    assert "service:" in stdout
+
+
+def test_a_python_warning_in_the_service_under_journald_is_json(isolated_home: Path) -> None:
+    """`dreamd run` under journald: the warning is a prefixed JSON line of the log stream,
+    and nothing reaches stderr as plain text."""
+    process = _warner(isolated_home, "run", JOURNAL_STREAM="8:12345", DREAMD_LOG_LEVEL="info")
+    assert process.stdout is not None
+    try:
+        for raw in process.stdout:
+            assert re.match(r"^<\d>\{", raw), raw
+            line = _warning_line(raw)
+            if line["event"] == "python.warning":
+                assert raw.startswith("<4>") and line["category"] == "UserWarning"
+                break
+            if line["event"] == "service.started":
+                raise AssertionError("the service started without logging the warning")
+    finally:
+        process.send_signal(signal.SIGTERM)
+        _, stderr = process.communicate(timeout=120)
+    assert all(json.loads(line) for line in stderr.splitlines()), stderr

@@ -32,6 +32,8 @@ from typing import Generic, Literal, Protocol, TypeVar
 from dreamd.dream.execute import CrashPoint, Executor
 from dreamd.dream.folder.repoview import RepoView
 from dreamd.fs import read_if_present
+from dreamd.stores import dumps_ascii
+from dreamd.stores.memory_md import decode
 
 __all__ = [
     "Decision",
@@ -45,8 +47,10 @@ __all__ = [
     "executor_for",
     "ledger_additions",
     "linked",
+    "read_text",
     "run_gate",
     "scan_views",
+    "trash_block",
 ]
 
 #: A gate's decision on one held record.
@@ -238,3 +242,15 @@ def run_gate(
         if stopped is not None:
             return StoreRun(flags=[stopped])
     return StoreRun(decided.changes, decided.flags)
+
+
+def trash_block(run_id: str, reason: str, text: str) -> str:
+    """A gated record as the trash file keeps it: a note naming the run and why, then the text."""
+    note = dumps_ascii({"run": run_id, "reason": reason})
+    return f"\n<!-- dreamd:trash {note} -->\n{text if text.endswith(chr(10)) else text + chr(10)}"
+
+
+def read_text(path: Path) -> str | None:
+    """A text store's file as the store decodes it (None when it does not exist)."""
+    data = read_if_present(path)
+    return None if data is None else decode(data)

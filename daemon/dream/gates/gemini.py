@@ -40,12 +40,12 @@ from dreamd.dream.gates.flow import (
     StoreRun,
     TrashFile,
     ledger_additions,
+    read_text,
     run_gate,
+    trash_block,
 )
 from dreamd.dream.gates.rules import near_duplicate, rejection
-from dreamd.fs import read_if_present
 from dreamd.secrets import contains_secret
-from dreamd.stores import dumps_ascii
 from dreamd.stores.gemini_md import (
     LEDGER_HEADER,
     GeminiStore,
@@ -56,7 +56,7 @@ from dreamd.stores.gemini_md import (
     section_facts,
     shown_line,
 )
-from dreamd.stores.memory_md import Record, decode, encode, parse_records
+from dreamd.stores.memory_md import Record, encode, parse_records
 from dreamd.stores.sectioned import replace_lines
 
 __all__ = ["GeminiDecision", "dream_gemini", "fact_problem", "gate_facts"]
@@ -144,16 +144,6 @@ def gate_facts(
 _REJECTED_HEADER = b"# Facts the validate gate rejected\n"
 
 
-def _trash_block(run_id: str, reason: str, text: str) -> str:
-    note = dumps_ascii({"run": run_id, "reason": reason})
-    return f"\n<!-- dreamd:trash {note} -->\n{text if text.endswith(chr(10)) else text + chr(10)}"
-
-
-def _read(path: Path) -> str | None:
-    data = read_if_present(path)
-    return None if data is None else decode(data)
-
-
 def _report_line(decision: GeminiDecision, holding: str) -> str:
     record = decision.held
     where = f"{holding}:{record.op_key or f'line {record.last + 1}'}"
@@ -176,13 +166,13 @@ class _GeminiPlan:
 
     def conflict(self) -> str | None:
         """Gemini CLI takes no lock: a ``GEMINI.md`` changed since it was read is not written."""
-        if _read(self.store.path) != self.old_index:
+        if read_text(self.store.path) != self.old_index:
             return f"{self.store.path} changed while the gate ran; gated next time"
         return None
 
     def trash(self, run_id: str) -> list[TrashFile]:
         rejected = "".join(
-            _trash_block(run_id, d.reason, d.held.text)
+            trash_block(run_id, d.reason, d.held.text)
             for d in self.decisions
             if d.verdict == "reject"
         )
@@ -213,9 +203,9 @@ class _GeminiPlan:
 
 def _plan(store: GeminiStore, views: Mapping[str, RepoView], now: datetime) -> _GeminiPlan:
     """Read ``GEMINI.md``, its holding file and ledger (under the lock) and decide."""
-    holding = _read(store.holding_path) or ""
-    old_index = _read(store.path)
-    ledger = _read(store.ledger_path) or ""
+    holding = read_text(store.holding_path) or ""
+    old_index = read_text(store.path)
+    ledger = read_text(store.ledger_path) or ""
     records = parse_records(holding)
     decisions, new_index = gate_facts(
         records, old_index or "", parse_records(ledger), now=now, views=views, where=store.path
@@ -228,7 +218,7 @@ def _plan(store: GeminiStore, views: Mapping[str, RepoView], now: datetime) -> _
 
 def _projects(store: GeminiStore) -> list[str | None]:
     """The projects of the held items (read before the lock)."""
-    return [r.item.project for r in parse_records(_read(store.holding_path) or "") if r.item]
+    return [r.item.project for r in parse_records(read_text(store.holding_path) or "") if r.item]
 
 
 def dream_gemini(store: GeminiStore, *, run_dir: Path, now: datetime, dry_run: bool) -> StoreRun:

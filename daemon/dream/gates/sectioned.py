@@ -50,7 +50,9 @@ from dreamd.dream.gates.flow import (
     StoreRun,
     TrashFile,
     ledger_additions,
+    read_text,
     run_gate,
+    trash_block,
 )
 from dreamd.dream.gates.rules import (
     COLLAPSE_OVERLAP,
@@ -60,15 +62,12 @@ from dreamd.dream.gates.rules import (
     near_duplicate,
     rejection,
 )
-from dreamd.fs import read_if_present
 from dreamd.secrets import contains_secret
-from dreamd.stores import dumps_ascii
 from dreamd.stores.memory_md import (
     DEFAULT_SECTION,
     LEDGER_HEADER,
     MemoryMdStore,
     Record,
-    decode,
     encode,
     parse_records,
     section_for,
@@ -274,16 +273,6 @@ _REJECTED_HEADER = b"# Entries the validate gate rejected\n"
 _REMOVED_HEADER = b"# Entries the dream removed from MEMORY.md\n"
 
 
-def _trash_block(run_id: str, reason: str, text: str) -> str:
-    note = dumps_ascii({"run": run_id, "reason": reason})
-    return f"\n<!-- dreamd:trash {note} -->\n{text if text.endswith(chr(10)) else text + chr(10)}"
-
-
-def _read(path: Path) -> str | None:
-    data = read_if_present(path)
-    return None if data is None else decode(data)
-
-
 @dataclass(frozen=True, slots=True)
 class _MdPlan:
     """The gate's and the dream's decisions on one ``MEMORY.md``, and the texts they read."""
@@ -304,11 +293,11 @@ class _MdPlan:
 
     def trash(self, run_id: str) -> list[TrashFile]:
         rejected = "".join(
-            _trash_block(run_id, d.reason, d.held.text)
+            trash_block(run_id, d.reason, d.held.text)
             for d in self.decisions
             if d.verdict == "reject"
         )
-        removed = "".join(_trash_block(run_id, c.reason, c.removed.text) for c in self.collapses)
+        removed = "".join(trash_block(run_id, c.reason, c.removed.text) for c in self.collapses)
         store = self.store
         return [
             TrashFile(store.holding_name, encode(rejected), _REJECTED_HEADER),
@@ -317,7 +306,7 @@ class _MdPlan:
 
     def commit(self, executor: Executor) -> str | None:
         store = self.store
-        ledger = _read(store.ledger_path) or ""
+        ledger = read_text(store.ledger_path) or ""
         known = {key for record in parse_records(ledger) for key in record.keys}
         for decision in ledger_additions(self.decisions, known):
             section = decision.target or DEFAULT_SECTION
@@ -339,8 +328,8 @@ def _plan(
     store: MemoryMdStore, views: Mapping[str, RepoView], view: RepoView | None, now: datetime
 ) -> _MdPlan:
     """Read ``MEMORY.md`` and its holding file (under the lock) and decide."""
-    holding = _read(store.holding_path) or ""
-    old_index = _read(store.path)
+    holding = read_text(store.holding_path) or ""
+    old_index = read_text(store.path)
     records = parse_records(holding)
     decisions, gated = gate_records(
         records, old_index or "", now=now, views=views, where=store.path
@@ -365,7 +354,7 @@ def _plan(
 
 def _projects(store: MemoryMdStore) -> list[str | None]:
     """The projects of the held items (read before the lock)."""
-    return [r.item.project for r in parse_records(_read(store.holding_path) or "") if r.item]
+    return [r.item.project for r in parse_records(read_text(store.holding_path) or "") if r.item]
 
 
 def dream_memory_md(
