@@ -10,15 +10,14 @@ The order of every window is the seed's safety contract:
 3. each operation is planted once (find by key, else write or update, then read back);
 4. only when every write is confirmed is the window checkpointed.
 
-A crash anywhere leaves either no intent (nothing was written) or an intent
-whose plan is on disk: the next run reconciles it before anything else, so
-nothing is planted twice and no message is lost. A session is completed only
-when a fresh read shows the same revision with every message acknowledged.
+A crash anywhere leaves either no intent (nothing was written) or an intent whose plan is on disk:
+the next run reconciles it before anything else, so nothing is planted twice and no message is
+lost. A session is completed only when a fresh read shows the same revision with every message
+acknowledged.
 
-A session the earlier collector recorded as processed (a legacy record) is
-taken over by a baseline saved with its first observation: only messages
-after the recorded time stay pending; a record with no usable time is held
-for legacy review before selection, never guessed (see ``cursor``).
+A session the earlier collector recorded as processed (a legacy record) is taken over by a baseline
+saved with its first observation: only messages after the recorded time stay pending; a record with
+no usable time is held for legacy review before selection, never guessed (see ``cursor``).
 """
 
 from __future__ import annotations
@@ -108,7 +107,6 @@ class CollectRequest:
     #: Asked between windows; True stops the pass cleanly (the service's SIGTERM): every
     #: finished window stays checkpointed, the session stays partial and resumes next time.
     stop: Callable[[], bool] = field(default=lambda: False, compare=False)
-    #: Told before each session and each window ("collecting 2/3 sessions").
     progress: JobProgress = field(default=NO_PROGRESS, compare=False)
 
 
@@ -144,9 +142,8 @@ class CollectResult:
 class _Pass:
     """One collector pass: what it was asked, what it works with, and what it did so far.
 
-    The pass's steps are its methods (session, window, plant, reconcile,
-    complete); each reads its inputs from here instead of a long argument
-    list, and records what it did in ``result``.
+    The pass's steps are its methods (session, window, plant, reconcile, complete); each reads
+    its inputs from here instead of a long argument list, and records what it did in ``result``.
     """
 
     request: CollectRequest
@@ -157,7 +154,7 @@ class _Pass:
     filter_item: FilterItem
     extract_session: ExtractSession | None
     result: CollectResult = field(default_factory=CollectResult)
-    position: tuple[int, int] = (0, 0)  # (the session being collected, sessions selected)
+    position: tuple[int, int] = (0, 0)  # (session number, sessions selected)
 
     @property
     def dry_run(self) -> bool:
