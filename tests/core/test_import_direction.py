@@ -34,6 +34,7 @@ BASE = (
 #: The application's core every job may use: settings, state, logs, locks, selection.
 CORE = (
     "dreamd.config",
+    "dreamd.configcheck",
     "dreamd.statedb",
     "dreamd.sqlite",
     "dreamd.migrations",
@@ -71,7 +72,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "dreamd.statedb",
         ("dreamd.sessioninfo", "dreamd.readers", "dreamd.sqlite", "dreamd.migrations"),
     ),
-    ("dreamd.config", ("dreamd.readers", "dreamd.stores", "dreamd.schedule")),
+    ("dreamd.configcheck", ("dreamd.config", "dreamd.stores")),
+    ("dreamd.config", ("dreamd.readers", "dreamd.stores", "dreamd.schedule", "dreamd.configcheck")),
     ("dreamd.catalog", ("dreamd.readers", "dreamd.statedb", "dreamd.sessioninfo", "dreamd.logs")),
     ("dreamd.runrecord", ("dreamd.statedb", "dreamd.logs")),
     ("dreamd.collect", ("dreamd.readers", "dreamd.stores", *CORE)),
