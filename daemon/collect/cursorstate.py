@@ -178,7 +178,7 @@ def selection_view(cursor: Cursor) -> dict[str, CursorEntry]:
             continue
         known = view.get(key)
         if known is None or known.state == "partial":
-            kind = "skipped_trivial" if record.skipped else "resolved"
+            kind: Status = "skipped_trivial" if record.skipped else "resolved"
             note = legacy_note(record)
             view[key] = CursorEntry(kind, state.revision or "", until=boundary, note=note)
         else:  # finished at a revision of its own: that decides, the record's time is a fallback
