@@ -351,12 +351,23 @@ def _decide(
     if trivial is not None:
         return Decision(info, "trivial", trivial)
     if entry is not None and entry.until is not None and entry.revision != info.revision:
-        return Decision(info, "eligible", f"new since {entry.note} at {_shown(entry.until)}")
+        return _after_legacy(info, entry)
     if entry is not None and entry.state == "partial":
         return Decision(info, "eligible", "partial: resumes where it stopped")
     if entry is not None and entry.state == "resolved":
         return Decision(info, "eligible", "changed since it was resolved")
     return Decision(info, "eligible", "new")
+
+
+def _after_legacy(info: SessionInfo, entry: CursorEntry) -> Decision:
+    """A session a record without fingerprints finished up to ``until``, not all of it: new
+    work after that time; held when its messages carry no time to place them by."""
+    if info.last_message_at is None:
+        return Decision(
+            info, "held", f"legacy review: {entry.note} at {_shown(entry.until)}, and the "
+            "session's messages carry no time to tell what came after; not guessed",
+        )  # fmt: skip
+    return Decision(info, "eligible", f"new since {entry.note} at {_shown(entry.until)}")
 
 
 def _readable_done(info: SessionInfo, entry: CursorEntry | None) -> bool:

@@ -70,7 +70,8 @@ def _problems(document: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
             yield key, f"must be a host name (text), not {_kind(document[key])}"
     yield from _object_of_objects(document, "sources")
     for tool, source in _items(document.get("sources")):
-        yield from _listing(source, f"sources.{tool}", "processed")
+        for name in ("processed", *SKIPPED_KEYS):
+            yield from _listing(source, f"sources.{tool}", name)
     yield from _listing(document, "", "processed")
     for name in SKIPPED_KEYS:
         yield from _listing(document, "", name)
@@ -88,6 +89,8 @@ def _sidecar(v2: Any) -> Iterator[tuple[str, str]]:
     for tool, source in _items(v2.get("sources")):
         where = f"{V2}.sources.{tool}"
         yield from _object_of_objects(source, "sessions", f"{where}.sessions")
+        for name in ("processed", *SKIPPED_KEYS):
+            yield from _listing(source, where, name)
         for session_id, entry in _items(source.get("sessions")):
             yield from _entry(entry, f"{where}.sessions.{session_id}")
 

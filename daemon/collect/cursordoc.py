@@ -10,7 +10,8 @@ was. Legacy high-water values are history only and never used as a boundary.
 
 Legacy *processed records* (``legacy_records``) are read, never rewritten:
 ``sources.<tool>.processed`` (nested), ``<tool>.processed`` (the flat dev
-map, a tool name at the top level) and ``processed`` keyed ``<tool>:<id>``
+map, a tool name at the top level), ``collectorV2.sources.<tool>.processed``
+(beside the sidecar's own sessions) and ``processed`` keyed ``<tool>:<id>``
 (flat), each a list of ids or a map of id to a record (an object with a
 last-message and/or resolved time, ``at`` included, or a bare time); and
 ``skipped_trivial`` arrays (top level, keyed ``<tool>:<id>``, or under a
@@ -143,8 +144,7 @@ def legacy_time(value: Any) -> datetime | None:
 
 def _legacy_entries(document: Mapping[str, Any]) -> Iterator[tuple[str, Any, str, bool]]:
     """(``tool:id``, raw record, where it was found, skipped) for every legacy entry."""
-    for tool, source in _tool_maps(document):
-        where = f"sources.{tool}" if _dict(document.get("sources")).get(tool) is source else tool
+    for where, tool, source in _tool_maps(document):
         for session_id, raw in _processed(source.get("processed")):
             yield f"{_tool(tool)}:{session_id}", raw, f"{where}.processed", False
         for name in SKIPPED_KEYS:
@@ -173,16 +173,20 @@ def _unfingerprinted(document: Mapping[str, Any]) -> Iterator[tuple[str, Any, st
                 yield f"{_tool(tool)}:{session_id}", entry, f"{V2}.sources.{tool}.sessions", False
 
 
-def _tool_maps(document: Mapping[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
-    """(tool, map) of the nested ``sources`` map and of the flat dev maps (``{"pi": {...}}``)."""
+def _tool_maps(document: Mapping[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(where, tool, map) of the nested ``sources`` map, the sidecar's own tool maps (their
+    ``processed`` and ``skipped_trivial``) and the flat dev maps (``{"pi": {...}}``)."""
     for tool, source in _dict(document.get("sources")).items():
         if isinstance(source, dict):
-            yield tool, source
+            yield f"sources.{tool}", tool, source
+    for tool, source in _dict(_dict(document.get(V2)).get("sources")).items():
+        if isinstance(source, dict):
+            yield f"{V2}.sources.{tool}", tool, source
     for tool, source in document.items():
         if tool in RESERVED or not isinstance(source, dict):
             continue
         if "processed" in source or any(name in source for name in SKIPPED_KEYS):
-            yield tool, source
+            yield tool, tool, source
 
 
 def _flat_key(flat_key: str) -> str | None:

@@ -119,6 +119,19 @@ class TestImportedSidecar:
         decided = decide(document, info("a", tool="pi"), info("b", tool="pi"))
         assert decided["a"][0] == "resolved" and decided["b"][0] == "held"
 
+    def test_the_sidecars_own_processed_map(self) -> None:
+        """12g: ``collectorV2.sources.<tool>.processed`` records finish sessions by their time."""
+        document = {"collectorV2": {"sources": {"pi": {"processed": {"a": {"at": AT}}}}}}
+        status, reason = decide(document, info("a", tool="pi"))["a"]
+        assert status == "resolved" and "collectorV2.sources.pi.processed" in reason
+
+    def test_a_timeless_session_after_a_legacy_time_is_held(self) -> None:
+        """A session whose messages carry no time cannot be split at the record's time: held,
+        so it never takes the budget run after run."""
+        timeless = info("s", tool="pi")._replace(last_message_at=None)
+        status, reason = decide({"pi": {"processed": {"s": {"at": AT}}}}, timeless)["s"]
+        assert status == "held" and "carry no time" in reason
+
     def test_a_pending_window_keeps_a_finished_session_open(self) -> None:
         """12g: an entry that says resolved but holds an open window is selectable, so the
         plan is reconciled before the session completes."""
