@@ -203,23 +203,26 @@ class TestCollectingAfterAnImport:
         assert list(tools) == ["claude-code"]
         assert tools["claude-code"]["sessions"][SID]["status"] == "resolved"
 
-    def test_an_open_window_without_its_plan_keeps_the_session_pending(
+    def test_an_open_window_is_reconciled_before_its_session_completes(
         self, isolated_home: Path, tmp_path: Path
     ) -> None:
-        """12g: an imported entry with an open window whose plan is not here is not
-        completed: the session stays pending, with the reason, and nothing is planted."""
+        """12g: an imported entry that says resolved but holds an open window is taken again:
+        its plan (not on this host) is quarantined and the window closed without
+        acknowledging anything; only then is the session finished again (every message was
+        acknowledged before), and nothing is planted twice."""
         document = a_collected_cursor(isolated_home)
         planted = sql_keys(isolated_home)
         entry = document["collectorV2"]["sources"]["claude-code"]["sessions"][SID]
-        entry["intent"] = {"windowKey": "w-elsewhere", "planId": "p-elsewhere", "messageIds": []}
-        assert (
-            run_dreamd(isolated_home, "cursor", "import", str(write(tmp_path, document))).returncode
-            == 0
-        )
+        entry["pendingWindow"] = {"windowKey": "w-elsewhere", "planId": "p-elsewhere"}
+        path = write(tmp_path, document)
+        assert run_dreamd(isolated_home, "cursor", "import", str(path)).returncode == 0
         report = json.loads(collect(isolated_home, "--json").stdout)
         assert report["selected"] == [f"claude-code:{SID}"]
         assert report["cursor"]["resolved"] == [] and sql_keys(isolated_home) == planted
-        assert any("plan p-elsewhere of its open window is missing" in b
-                   for b in report["backlog"]["blocked"])  # fmt: skip
+        (quarantined,) = report["quarantined"]
+        assert quarantined["plan_id"] == "p-elsewhere" and quarantined["stage"] == "replay"
         state = exported(isolated_home)["collectorV2"]["sources"]["claude-code"]["sessions"][SID]
-        assert state["intent"]["planId"] == "p-elsewhere"
+        assert state["intent"] is None and state["reconciled"] == ["p-elsewhere"]
+        again = json.loads(collect(isolated_home, "--json").stdout)
+        assert again["planted"]["total"] == 0  # the quarantine stays listed until handled
+        assert sql_keys(isolated_home) == planted
