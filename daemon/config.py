@@ -22,6 +22,7 @@ from typing import Literal, TypeVar
 import msgspec
 import platformdirs
 
+from dreamd.configcheck import place_problems, value_problems
 from dreamd.errors import ConfigError
 from dreamd.readers import READERS, Reader
 from dreamd.readers.aider import configured_reader
@@ -191,6 +192,8 @@ def parse_config(text: str, path: Path | None = None) -> Config:
     _check_schedules(config, path)
     _check_extractor(config, path)
     _check_exclusions(config, path)
+    for key, problem in value_problems(config):
+        raise ConfigError(path, key, problem)
     return config
 
 
@@ -379,6 +382,8 @@ def load_settings(
     path = explicit or default_config_path(env)
     named = explicit is not None or bool(env.get("DREAMD_CONFIG"))
     config = _read_config(path, must_exist=named)
+    for key, problem in place_problems(config, home, env):
+        raise ConfigError(path, key, problem)
     return Settings(
         config=config,
         config_path=path if path.is_file() else None,

@@ -12,10 +12,12 @@ Rules, each one function below:
    names why, ``dreamd.privacy``; never read for extraction),
    unresolved (could not be read: reported, never taken as empty),
    live (written or last message within the guard, or named live: a live
-   session is never marked trivial or resolved; a last message more than
-   ``DAMAGED_AHEAD`` ahead of the clock is a damaged timestamp, reported
+   session is never marked trivial or resolved; one live copy makes the
+   session live, so a duplicate is never taken in place of it, ``live_copies``;
+   a last message more than ``DAMAGED_AHEAD`` ahead of the clock is a damaged timestamp, reported
    in the reason, and the file's time decides: ``damaged_timestamp``),
-   resolved (the cursor resolved this exact revision),
+   resolved (the cursor resolved this exact revision, or a legacy record's
+   time covers its last message: ``finished_before``, applied before the budget),
    trivial (fewer than 4 messages, no user message, or a machine-written
    opening prompt with no substantive human reply; or recorded skipped at
    this revision).
@@ -57,6 +59,8 @@ __all__ = [
     "damage_note",
     "damage_reason",
     "damaged_timestamp",
+    "finished_before",
+    "live_copies",
     "live_reason",
     "order_key",
     "resolved_reason",
@@ -102,6 +106,10 @@ class CursorEntry:
     state: Literal["resolved", "skipped_trivial", "partial", "held"]
     revision: str
     reason: str = ""  # for "held": why the cursor holds the session back (legacy review)
+    #: Finished up to this time by a record without fingerprints (a legacy cursor): a
+    #: session whose last message is no later is finished, whatever its revision.
+    until: datetime | None = None
+    note: str = ""  # where that record is, for the reason
 
 
 def _nothing_excluded(project: str) -> str | None:
@@ -155,8 +163,10 @@ def select(
     policy: SelectionPolicy = SelectionPolicy(),
 ) -> Selection:
     """Merge, order, guard and budget ``sessions`` against the ``cursor`` at ``now``."""
-    ordered = sorted(collapse_duplicates(sessions), key=order_key)
-    guarded = [_guard(info, cursor, now, live_ids, policy) for info in ordered]
+    every = list(sessions)
+    live = live_copies(every, now, policy.live_guard, live_ids)
+    ordered = sorted(collapse_duplicates(every), key=order_key)
+    guarded = [_guard(info, cursor, now, live, policy) for info in ordered]
     decisions = apply_budget(guarded, policy)
     return Selection(tuple(decisions), tuple(d for d in decisions if d.selected))
 
@@ -175,6 +185,19 @@ def _preference(info: SessionInfo) -> tuple[bool, float, float, str, str]:
     last = info.last_message_at.timestamp() if info.last_message_at else float("-inf")
     activity = info.activity_at.timestamp() if info.activity_at else float("-inf")
     return (info.unresolved is not None, -last, -activity, info.path, info.locator)
+
+
+def live_copies(
+    sessions: Iterable[SessionInfo], now: datetime, guard: timedelta, live_ids: frozenset[str]
+) -> dict[str, str]:
+    """Why each ``tool:id`` with a live copy is live: one live copy makes the session live,
+    so a stale or readable duplicate is never taken in place of the one being written."""
+    live: dict[str, str] = {}
+    for info in sorted(sessions, key=lambda i: (i.path, i.locator)):
+        reason = live_reason(info, now, guard, live_ids)
+        if reason is not None and info.key not in live:
+            live[info.key] = f"{reason} ({info.path})" if info.path else reason
+    return live
 
 
 def order_key(info: SessionInfo) -> tuple[bool, float, str, str, str, str]:
@@ -228,16 +251,32 @@ def damaged_timestamp(info: SessionInfo, now: datetime) -> str | None:
 
 
 def resolved_reason(info: SessionInfo, entry: CursorEntry | None) -> str | None:
-    """Why a session needs no work: the cursor resolved this exact revision."""
+    """Why a session needs no work: the cursor resolved this exact revision, or a legacy
+    record finished it (``finished_before``)."""
     if entry is not None and entry.state == "resolved" and entry.revision == info.revision:
         return "resolved at this revision"
+    if entry is not None and entry.state == "resolved" and finished_before(info, entry):
+        return f"{entry.note or 'finished in the legacy cursor'} at {_shown(entry.until)}"
     return None
+
+
+def finished_before(info: SessionInfo, entry: CursorEntry) -> bool:
+    """Whether a record without fingerprints covers the whole session: its time is set and
+    the session's last message (known) is no later. Applied before any budget is spent."""
+    last = info.last_message_at
+    return entry.until is not None and last is not None and last <= entry.until
+
+
+def _shown(moment: datetime | None) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC") if moment else "?"
 
 
 def trivial_reason(info: SessionInfo, entry: CursorEntry | None) -> str | None:
     """Why a session is not worth collecting, or None."""
     if entry is not None and entry.state == "skipped_trivial" and entry.revision == info.revision:
         return entry.reason or "skipped as trivial at this revision"
+    if entry is not None and entry.state == "skipped_trivial" and finished_before(info, entry):
+        return f"{entry.note or 'skipped as trivial in the legacy cursor'} at {_shown(entry.until)}"
     if info.user_messages == 0:
         return "no user message"
     if info.messages < MIN_MESSAGES:
@@ -274,18 +313,17 @@ def _guard(
     info: SessionInfo,
     cursor: Mapping[str, CursorEntry],
     now: datetime,
-    live_ids: frozenset[str],
+    live: Mapping[str, str],
     policy: SelectionPolicy,
 ) -> Decision:
-    decision = _decide(info, cursor, now, live_ids, policy)
+    decision = _decide(info, cursor, live, policy)
     return with_notes(decision, damaged_timestamp(info, now))
 
 
 def _decide(
     info: SessionInfo,
     cursor: Mapping[str, CursorEntry],
-    now: datetime,
-    live_ids: frozenset[str],
+    live_by_key: Mapping[str, str],
     policy: SelectionPolicy,
 ) -> Decision:
     excluded = policy.excluded(info.project) if info.project else None
@@ -293,7 +331,7 @@ def _decide(
         return Decision(info, "excluded", excluded)
     if info.unresolved is not None:
         return Decision(info, "unresolved", info.unresolved)
-    live = live_reason(info, now, policy.live_guard, live_ids)
+    live = live_by_key.get(info.key)
     if live is not None:
         return Decision(info, "live", live)
     entry = cursor.get(info.key)
@@ -312,11 +350,24 @@ def _decide(
     trivial = trivial_reason(info, entry)
     if trivial is not None:
         return Decision(info, "trivial", trivial)
+    if entry is not None and entry.until is not None and entry.revision != info.revision:
+        return _after_legacy(info, entry)
     if entry is not None and entry.state == "partial":
         return Decision(info, "eligible", "partial: resumes where it stopped")
     if entry is not None and entry.state == "resolved":
         return Decision(info, "eligible", "changed since it was resolved")
     return Decision(info, "eligible", "new")
+
+
+def _after_legacy(info: SessionInfo, entry: CursorEntry) -> Decision:
+    """A session a record without fingerprints finished up to ``until``, not all of it: new
+    work after that time; held when its messages carry no time to place them by."""
+    if info.last_message_at is None:
+        return Decision(
+            info, "held", f"legacy review: {entry.note} at {_shown(entry.until)}, and the "
+            "session's messages carry no time to tell what came after; not guessed",
+        )  # fmt: skip
+    return Decision(info, "eligible", f"new since {entry.note} at {_shown(entry.until)}")
 
 
 def _readable_done(info: SessionInfo, entry: CursorEntry | None) -> bool:

@@ -359,6 +359,18 @@ def check_file_table(table: FileStoreTable, listed: bool) -> tuple[str, str] | N
     return None
 
 
+def check_file_place(table: FileStoreTable, home: Path) -> tuple[str, str] | None:
+    """The repository the file's references are checked against exists (the file's own
+    folder is created with its first write)."""
+    found = located(table, home)
+    if found is None:
+        return None
+    repo = found[1]
+    if repo is not None and not repo.is_dir():
+        return "repo", f"{repo} is not a folder"
+    return None
+
+
 def file_store_spec(name: str, store: Callable[[Path], Store], *, gate: GateKind) -> StoreSpec:
     """The registry entry of a one-file store: its table is ``FileStoreTable``, its adapter
     ``store(file)``, one store for every session's items."""
@@ -376,4 +388,5 @@ def file_store_spec(name: str, store: Callable[[Path], Store], *, gate: GateKind
         per_project=False,
         open=open_store,
         check=check_file_table,
+        check_place=check_file_place,
     )

@@ -56,8 +56,18 @@ class StoreContext:
 Check = Callable[[Any, bool], "tuple[str, str] | None"]
 
 
+#: ``(table, home)`` → ``(key, problem)`` or None: what the table names exists on this machine
+#: (run when the settings are loaded, after ``Check``; ``~`` is ``home``).
+PlaceCheck = Callable[[Any, Path], "tuple[str, str] | None"]
+
+
 def no_problem(table: Any, listed: bool) -> tuple[str, str] | None:
     """The check of a store whose table cannot be wrong once it parsed."""
+    return None
+
+
+def no_place_problem(table: Any, home: Path) -> tuple[str, str] | None:
+    """The place check of a store that names no place of its own."""
     return None
 
 
@@ -76,6 +86,7 @@ class StoreSpec:
     per_project: bool
     open: Callable[[Any, StoreContext, str | None, bool], Store | None]
     check: Check = no_problem
+    check_place: PlaceCheck = no_place_problem
 
     def adapter(
         self, table: StoreTable, context: StoreContext, project: str | None = None, *, create: bool

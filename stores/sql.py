@@ -84,6 +84,7 @@ from ._sqlschema import (
     schema_steps,
     schema_version,
 )
+from ._sqlurl import url_place_problem, url_problem
 from .memory import ITEM_FIELDS, known_memory
 
 __all__ = [
@@ -399,4 +400,12 @@ def _open(
 
 
 #: The registry's entry (``dreamd.stores.registry``): one store for every session.
-SPEC = StoreSpec(name="sql", table=SqlTable, gate="rows", per_project=False, open=_open)
+SPEC = StoreSpec(
+    name="sql",
+    table=SqlTable,
+    gate="rows",
+    per_project=False,
+    open=_open,
+    check=url_problem,
+    check_place=url_place_problem,
+)

@@ -10,7 +10,7 @@ import click
 import msgspec
 
 from dreamd.cli.common import ErrorGroup, config_option, open_settings
-from dreamd.collect.cursordoc import import_cursor
+from dreamd.errors import DreamdError
 from dreamd.render import dump_json
 
 __all__ = ["cursor"]
@@ -31,15 +31,43 @@ def cursor_export(config_path: Path | None) -> None:
 
 @cursor.command("import")
 @click.argument("source", type=click.File("rb"))
+@click.option("--force", is_flag=True, help="Adopt a cursor that names another host as this one's.")
 @config_option
-def cursor_import(source: BinaryIO, config_path: Path | None) -> None:
+def cursor_import(source: BinaryIO, force: bool, config_path: Path | None) -> None:
     """Replace this host's cursor with a JSON document (every field is kept)."""
+    from dreamd.collect.cursorcheck import CursorDocumentError
+    from dreamd.collect.cursorimport import replace_cursor
+
     settings, state = open_settings(config_path)
+    name = getattr(source, "name", "-")
     try:
         document = msgspec.json.decode(source.read())
-        import_cursor(document, settings.machine)
-    except (msgspec.DecodeError, ValueError) as error:
-        raise click.BadParameter(f"not a cursor document: {error}") from error
-    version, _ = state.load_cursor(settings.machine)
-    state.save_cursor(settings.machine, document, expected=version, now=datetime.now(UTC))
-    click.echo(f"cursor of {settings.machine} imported")
+    except msgspec.DecodeError as error:
+        raise click.ClickException(f"{name}: not JSON: {error}") from error
+    try:
+        outcome = replace_cursor(
+            state,
+            settings.machine,
+            document,
+            data_dir=settings.data_dir,
+            now=datetime.now(UTC),
+            force=force,
+        )
+    except CursorDocumentError as error:
+        raise click.ClickException(f"{name}: not a cursor document: {error}") from error
+    except DreamdError as error:
+        raise click.ClickException(f"{name}: {error}") from error
+    click.echo(f"cursor of {settings.machine} imported from {name}")
+    if outcome.adopted_from is not None:
+        click.echo(
+            f"adopted from host {outcome.adopted_from}: it now names {settings.machine}; items "
+            f"{outcome.adopted_from} planted keep their source tag and are not matched to "
+            "this host's sessions"
+        )
+    for line in outcome.lines:
+        click.echo(f"  {line}")
+    if outcome.backup is None:
+        click.echo("  there was no cursor before: nothing to back up")
+    else:
+        click.echo(f"  the replaced cursor is saved in {outcome.backup}")
+        click.echo(f"  (to go back: dreamd cursor import {outcome.backup})")

@@ -26,7 +26,7 @@ __all__ = ["dream", "undo"]
     "--root",
     "roots",
     multiple=True,
-    type=click.Path(path_type=Path, file_okay=False),
+    type=click.Path(path_type=Path),
     help="Only this memory folder (repeatable).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
@@ -41,9 +41,12 @@ def dream(
     """Consolidate memory: trash stale, duplicate and contradicted memories, rebuild indexes."""
     if dry_run and apply_pending:
         raise click.UsageError("--dry-run and --apply-pending cannot be combined")
-    missing = [str(root) for root in roots if not root.is_dir()]
-    if missing:
-        raise click.ClickException(f"--root {missing[0]}: no such folder")
+    from dreamd.configcheck import folder_problem
+
+    for root in roots:
+        problem = folder_problem(root)
+        if problem is not None:
+            raise click.ClickException(f"--root {problem}")
     settings, state = open_settings(config_path)
     request = dream_request(
         settings,

@@ -296,6 +296,8 @@ def _legacy_baseline(
         return cursor
     boundary = legacy_boundary(record)
     split = None if boundary is None else legacy_split(conversation.messages, boundary)
+    if record.skipped:  # skipped as trivial, never analysed: all of it is new work
+        split = ((), conversation.messages)
     if split is None:
         result.legacy_review.append(f"{key}: a message without a timestamp; not guessed")
         return None

@@ -46,6 +46,7 @@ __all__ = [
     "Intent",
     "LegacyRecord",
     "SessionState",
+    "Status",
     "Window",
     "acknowledge",
     "adopt_legacy_baseline",
@@ -55,6 +56,7 @@ __all__ = [
     "complete_session",
     "governed_by_legacy",
     "legacy_boundary",
+    "legacy_note",
     "legacy_review_reason",
     "legacy_split",
     "observe",
@@ -125,6 +127,7 @@ class LegacyRecord:
     last_message_at: datetime | None = None
     resolved_at: datetime | None = None
     origin: str = ""
+    skipped: bool = False  # recorded skipped as trivial (``skipped_trivial``), not processed
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,18 +153,43 @@ class Cursor:
 def selection_view(cursor: Cursor) -> dict[str, CursorEntry]:
     """What selection needs to know: each session's state at the revision it was recorded.
 
-    A session a legacy record holds for review is ``held``, whatever else is known.
+    - a session with an open window (a pending plan) is ``partial`` whatever its
+      status says: the plan is reconciled before the session can complete;
+    - a session a legacy record still governs (``governed_by_legacy``) carries the
+      record's time as ``until``: finished up to then (``skipped_trivial`` when the
+      record says it was skipped), so selection applies it before the budget;
+    - a legacy record with no usable time holds the session (``held``).
     """
     view = {
-        key: CursorEntry(state.status, state.revision, state.reason)
+        key: CursorEntry(
+            "partial" if state.intent is not None else state.status, state.revision, state.reason
+        )
         for key, state in cursor.sessions.items()
         if state.revision is not None
     }
-    for key in cursor.legacy_sessions:
+    for key, record in cursor.legacy_sessions.items():
         reason = legacy_review_reason(cursor, key)
         if reason is not None:
             view[key] = CursorEntry("held", "", f"legacy review: {reason}")
+            continue
+        state = cursor.state(key)
+        boundary = legacy_boundary(record)
+        if boundary is None or state.intent is not None or not governed_by_legacy(state, record):
+            continue
+        known = view.get(key)
+        if known is None or known.state == "partial":
+            kind: Status = "skipped_trivial" if record.skipped else "resolved"
+            note = legacy_note(record)
+            view[key] = CursorEntry(kind, state.revision or "", until=boundary, note=note)
+        else:  # finished at a revision of its own: that decides, the record's time is a fallback
+            view[key] = replace(known, until=boundary, note=legacy_note(record))
     return view
+
+
+def legacy_note(record: LegacyRecord) -> str:
+    """Where the legacy record that finished a session is, in words."""
+    what = "skipped as trivial" if record.skipped else "finished"
+    return f"{what} in the legacy cursor ({record.origin})"
 
 
 def observe(cursor: Cursor, key: str, revision: str) -> Cursor:

@@ -214,6 +214,7 @@ LEGACY = {
     "unknownTool": {"whatever": [1, 2, {"deep": True}]},
     "collectorV2": {
         "schema": 2,
+        "host": "h",
         "sources": {
             "codex": {
                 "note": "kept",

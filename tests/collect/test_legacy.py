@@ -148,7 +148,38 @@ class TestShapes:
         assert legacy_boundary(records["pi:naive"]) is None
         # recorded twice: the earlier time, so nothing unanalysed is skipped
         assert records["pi:p1"].last_message_at == datetime(2026, 1, 5, 8, tzinfo=UTC)
-        assert "pi:job-1" not in records and "collectorV2" not in json.dumps(list(records))
+        # the top-level skipped_trivial array is read too (issue 15, 12e): no time, so review
+        assert records["pi:job-1"].skipped and legacy_boundary(records["pi:job-1"]) is None
+        assert "collectorV2" not in json.dumps(list(records))
+
+    def test_flat_dev_maps_and_skipped_arrays(self) -> None:
+        """12e: ``{"pi": {"processed": ...}}`` at the top level, ``at`` / ``skippedAt`` times,
+        skipped-trivial arrays of ids or objects, flat or under a tool; other maps ignored."""
+        document = {
+            "pi": {
+                "processed": {"p1": {"at": "2026-02-01T10:00:00Z"}, "p2": {}},
+                "skipped_trivial": [{"id": "job-7", "skippedAt": "2026-02-02T00:00:00Z"}],
+            },
+            "claudecode": {"processed": ["c1"]},
+            "skipped_trivial": [
+                "codex:x1",
+                {"tool": "gemini", "id": "g1", "skippedAt": 1767254400},
+                "no-tool-named",
+            ],
+            "settings": {"theme": "dark"},
+        }
+        records = legacy_records(document)
+        assert records["pi:p1"].resolved_at == datetime(2026, 2, 1, 10, tzinfo=UTC)
+        assert records["pi:p1"].origin == "pi.processed" and not records["pi:p1"].skipped
+        assert legacy_boundary(records["pi:p2"]) is None  # listed, no time: legacy-review
+        assert records["pi:job-7"].skipped
+        assert records["pi:job-7"].resolved_at == datetime(2026, 2, 2, tzinfo=UTC)
+        assert legacy_boundary(records["claude-code:c1"]) is None
+        assert records["codex:x1"].skipped and records["codex:x1"].origin == "skipped_trivial"
+        assert records["gemini:g1"].resolved_at == datetime(2026, 1, 1, 8, tzinfo=UTC)
+        assert set(records) == {
+            "pi:p1", "pi:p2", "pi:job-7", "claude-code:c1", "codex:x1", "gemini:g1"
+        }  # fmt: skip
 
     @pytest.mark.parametrize(
         "value", [None, True, "", "yesterday", "2026-01-03", -5, float("nan"), 10**30, [1]]
@@ -171,7 +202,7 @@ class TestShapes:
         assert again.state("pi:xyz") == cursor.state("pi:xyz")
         assert export_cursor(again) == exported
         untouched = export_cursor(import_cursor(LEGACY, "h"))
-        assert untouched == {**LEGACY, "collectorV2": {"sources": {}}}
+        assert untouched == {**LEGACY, "collectorV2": {"host": "h", "sources": {}}}
 
 
 # ------------------------------------------------------------------ collecting (real CLI)

@@ -34,6 +34,7 @@ BASE = (
 #: The application's core every job may use: settings, state, logs, locks, selection.
 CORE = (
     "dreamd.config",
+    "dreamd.configcheck",
     "dreamd.statedb",
     "dreamd.sqlite",
     "dreamd.migrations",
@@ -82,7 +83,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "dreamd.logs",  # the one line saying it tightened an old data folder
         ),
     ),
-    ("dreamd.config", ("dreamd.readers", "dreamd.stores", "dreamd.schedule")),
+    ("dreamd.configcheck", ("dreamd.config", "dreamd.stores")),
+    ("dreamd.config", ("dreamd.readers", "dreamd.stores", "dreamd.schedule", "dreamd.configcheck")),
     ("dreamd.catalog", ("dreamd.readers", "dreamd.statedb", "dreamd.sessioninfo", "dreamd.logs")),
     ("dreamd.runrecord", ("dreamd.statedb", "dreamd.logs", "dreamd.runlog", "dreamd.runstory")),
     ("dreamd.runlog", ("dreamd.statedb",)),

@@ -94,6 +94,7 @@ def test_status_after_runs_with_backlog_plans_and_the_lock_holder(isolated_home:
 
 def test_status_names_the_configured_log_file(isolated_home: Path) -> None:
     write_config(isolated_home, '[service]\nlog_file = "~/logs/dreamd.log"\n')
+    (isolated_home / "logs").mkdir()  # a configured log folder must exist (issue 15, item 12)
     logs = status(isolated_home)["logs"]
     assert logs == {
         "location": str(isolated_home / "logs" / "dreamd.log"),
