@@ -214,12 +214,13 @@ def supersede(
     found = similarity.find_similar(
         remaining, ages=ages_of({m.name: m for m in remaining}, committed)
     )
+    survivors = found.survivors()  # one dict, not a search per trashed file (issue 13)
     for verb, pairs in (
         ("duplicate of", found.duplicates),
         ("contradicted by", found.contradictions),
     ):
         for pair in pairs:
-            survivor = found.survivor_of(pair.older.name) or pair.newer.name
+            survivor = survivors.get(pair.older.name) or pair.newer.name
             decided[pair.older.name] = _superseded(
                 decided[pair.older.name], verb, survivor, pair.ratio
             )
