@@ -60,7 +60,7 @@ __all__ = [
 ]
 
 #: The newest migration; ``open_state`` skips Alembic entirely when the file is at it.
-HEAD_REVISION = "0007"
+HEAD_REVISION = "0008"
 #: How many of the paths ``tighten_once`` changed the log line names.
 _SHOWN_PATHS = 5
 

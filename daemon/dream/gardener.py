@@ -24,17 +24,14 @@ from dreamd.dream.applypending import apply_pending
 from dreamd.dream.discovery import FolderTarget, discover_folders, is_repository
 from dreamd.dream.folder import promotion
 from dreamd.dream.folder.repoview import RepoView
-from dreamd.dream.folder.staleness import (
-    CONSULT_DAYS,
-    consulted_terms,
-    memory_paths_in,
-    parse_consult_log,
-)
+from dreamd.dream.folder.staleness import CONSULT_DAYS, consulted_terms, parse_consult_log
 from dreamd.dream.folderrun import FolderRun, dream_folder
 from dreamd.dream.model import DreamRequest
+from dreamd.dream.readevidence import recent_reads
 from dreamd.dream.report import RunReport
 from dreamd.logs import get_logger
 from dreamd.progress import JobProgress
+from dreamd.statedb import StateDB
 from dreamd.stores.claude_folder import located_folders
 
 __all__ = ["consult_evidence", "default_budget", "run_dream", "undo_line"]
@@ -43,9 +40,17 @@ log = get_logger("dreamd.dream")
 
 
 def consult_evidence(
-    repos: Iterable[Path], claude: Path, transcripts: Iterable[Path], now: datetime
+    repos: Iterable[Path],
+    claude: Path,
+    transcripts: Iterable[Path],
+    now: datetime,
+    state: StateDB | None = None,
 ) -> tuple[frozenset[str], frozenset[Path]]:
-    """Consult-log terms and memory files agents read, both within the last 14 days."""
+    """Consult-log terms and memory files agents read, both within the last 14 days.
+
+    With ``state``, only the transcripts changed since the last dream are read
+    (``dream.readevidence``).
+    """
     entries = []
     for log_path in {claude / "logs" / "memory-consult.jsonl"} | {
         repo / ".claude" / "logs" / "memory-consult.jsonl" for repo in repos
@@ -54,16 +59,8 @@ def consult_evidence(
             entries += parse_consult_log(log_path.read_text(encoding="utf-8", errors="replace"))
         except OSError:
             continue
-    read: set[Path] = set()
     cutoff = (now - timedelta(days=CONSULT_DAYS)).timestamp()
-    for transcript in transcripts:
-        try:
-            if transcript.stat().st_mtime < cutoff:
-                continue
-            read.update(memory_paths_in(transcript.read_bytes()))
-        except OSError:
-            continue
-    return consulted_terms(entries, now), frozenset(read)
+    return consulted_terms(entries, now), recent_reads(transcripts, cutoff, state)
 
 
 def run_dream(
@@ -73,8 +70,11 @@ def run_dream(
     home: Path,
     state_dir: Path,
     sessions: Sequence[tuple[str, str | None, float | None]],
+    state: StateDB | None = None,
 ) -> RunReport:
     """Dream over every folder; ``sessions`` are (transcript path, project, activity) triples.
+
+    ``state`` keeps what the transcripts' scans found (``dream.readevidence``).
 
     Each folder is its own unit of work (``folderrun.dream_folder``): a folder
     that fails is reported and the others are dreamed all the same.
@@ -88,7 +88,7 @@ def run_dream(
         return RunReport(request.run_id, mode, (), messages=("No memory directories found",))
     repos = {t.repo for t in targets if t.repo is not None}
     transcripts = (Path(p) for p, _, _ in sessions)
-    terms, read_paths = consult_evidence(repos, claude, transcripts, request.now)
+    terms, read_paths = consult_evidence(repos, claude, transcripts, request.now, state)
     views = _views(sorted(repos), request.progress)
     run = FolderRun(request, views, terms, read_paths, state_dir, env, home)
     reports = []

@@ -29,6 +29,7 @@ from dreamd.dream import gitmode, trajectories
 from dreamd.dream.dating import Rewrite, date_folder
 from dreamd.dream.folder import checks, index, similarity
 from dreamd.dream.folder.ages import ages_of
+from dreamd.dream.folder.indexfile import memoised_lines
 from dreamd.dream.folder.pathrefs import scope
 from dreamd.dream.folder.refs import check_refs
 from dreamd.dream.folder.repoview import RepoView
@@ -91,6 +92,32 @@ def plan_folder(
     ``git``: what git says about a git-managed folder (seed 001): the newer of
     two memories is the later committed, relative dates are made absolute.
     """
+    with memoised_lines():
+        return _plan_folder(
+            folder,
+            view,
+            now=now,
+            budget=budget,
+            terms=terms,
+            read_paths=read_paths,
+            manifests=manifests,
+            evidence=evidence,
+            git=git,
+        )
+
+
+def _plan_folder(
+    folder: MemoryFolder,
+    view: RepoView | None,
+    *,
+    now: datetime,
+    budget: int,
+    terms: frozenset[str],
+    read_paths: frozenset[Path],
+    manifests: Mapping[str, str] | None,
+    evidence: trajectories.Evidence | None,
+    git: GitFacts | None,
+) -> FolderPlan:
     decisions = judge_files(folder, view, now=now, terms=terms, read_paths=read_paths)
     decisions = supersede(folder, decisions, git.committed if git is not None else None)
     trash = tuple(m for m in folder.files if decisions[m.name].action == "trash")
@@ -187,12 +214,13 @@ def supersede(
     found = similarity.find_similar(
         remaining, ages=ages_of({m.name: m for m in remaining}, committed)
     )
+    survivors = found.survivors()  # one dict, not a search per trashed file (issue 13)
     for verb, pairs in (
         ("duplicate of", found.duplicates),
         ("contradicted by", found.contradictions),
     ):
         for pair in pairs:
-            survivor = found.survivor_of(pair.older.name) or pair.newer.name
+            survivor = survivors.get(pair.older.name) or pair.newer.name
             decided[pair.older.name] = _superseded(
                 decided[pair.older.name], verb, survivor, pair.ratio
             )

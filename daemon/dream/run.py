@@ -58,7 +58,9 @@ def dream_job(
             (info.path, info.project, info.activity_at.timestamp() if info.activity_at else None)
             for info in state.load_session_cache().values()
         ]
-        report = run_dream(request, env=env, home=home, state_dir=state_dir, sessions=sessions)
+        report = run_dream(
+            request, env=env, home=home, state_dir=state_dir, sessions=sessions, state=state
+        )
         if stores and request.mode != "apply-pending":
             run = GateRun(
                 state_dir / "runs" / request.run_id, request.now, request.mode == "dry-run", home

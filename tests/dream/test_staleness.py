@@ -210,3 +210,26 @@ _REFERENCE = re.compile(rb"(/[^\s\"'`<>|]*?/(?:memory|agent-memory/[^/\s\"'`]+)/
 def test_memory_paths_are_found_as_the_reference_pattern_finds_them(data: bytes) -> None:
     expected = [Path(m.group(1).decode()) for m in _REFERENCE.finditer(data)]
     assert list(memory_paths_in(data)) == expected
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [b"/", b"a" * 300, b"memory/", b"agent-", b"/memory/n.md", b".md", b"\t", b"|", b"`"]
+        ),
+        max_size=30,
+    ).map(b"".join)
+)
+def test_memory_paths_in_long_runs_match_the_reference_pattern(data: bytes) -> None:
+    """Runs longer than the scanner's look-back window are cut where the reference cuts."""
+    expected = [Path(m.group(1).decode()) for m in _REFERENCE.finditer(data)]
+    assert list(memory_paths_in(data)) == expected
+
+
+def test_memory_path_far_from_its_run_start_is_found_whole() -> None:
+    """A path whose run began megabytes before its memory tail is still cut at its first slash."""
+    data = b'"' + b"x" * 70_000 + b"/deep/memory/a.md" + b"y" * 10 + b"/more/memory/b.md "
+    assert list(memory_paths_in(data)) == [
+        Path("/deep/memory/a.md"),
+        Path("/more/memory/b.md"),
+    ]

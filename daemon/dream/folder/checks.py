@@ -129,6 +129,7 @@ _CLAIMS = (
     re.compile(rf"(?<![\w@/.\-]){_NAME}\s+v(\d+)\b"),
 )
 _SELF_KEYS = frozenset({"version"})
+_DIGIT = re.compile(r"\d")
 
 
 def _normal_name(name: str) -> str:
@@ -169,8 +170,12 @@ def version_drift(text: str, manifests: Mapping[str, str]) -> list[Finding]:
     compared with the project's own version (``PROJECT_VERSION_KEY``).
     """
     known = {(k if k == PROJECT_VERSION_KEY else _normal_name(k)): v for k, v in manifests.items()}
-    findings = []
+    findings: list[Finding] = []
+    if not known:
+        return findings  # nothing to contradict a claim
     for number, line in enumerate(split_lines(text), start=1):
+        if not _DIGIT.search(line):
+            continue  # every claim carries a version number
         seen = set()
         for key, shown, claimed in _version_claims(line):
             actual = known.get(key)

@@ -46,7 +46,9 @@ _CLAUSE_END = re.compile(
     r"[ \t]+(?:\u2014|\u2013|--|-)[ \t]+|;|,(?=\s)|\.(?=\s)|[\u3002\uff1b\uff0c]"
 )
 # Ideographic comma and full stop, fullwidth comma and semicolon: breaks in unspaced text.
-_CJK_BREAKS = frozenset("\u3001\u3002\uff0c\uff1b")
+_CJK_BREAKS = "\u3001\u3002\uff0c\uff1b"
+#: A word end (``\\s`` is ``str.isspace``) or the position after a CJK break, in one pass.
+_CUT_POINT = re.compile(rf"(?<=\S)(?=\s)|(?<=[{_CJK_BREAKS}])")
 _TRIM = " \t,;:.\u2014\u2013-("
 
 
@@ -107,13 +109,11 @@ def leading_clause(hook: str) -> str | None:
 def _cut_points(hook: str) -> list[int]:
     """Word ends inside a hook (positions before a space or after CJK punctuation)."""
     spans = _protected_spans(hook)
-    points = []
-    for position in range(1, len(hook)):
-        before, after = hook[position - 1], hook[position]
-        word_end = after.isspace() and not before.isspace()
-        if (word_end or before in _CJK_BREAKS) and not _inside(position, spans):
-            points.append(position)
-    return points
+    return [
+        position
+        for match in _CUT_POINT.finditer(hook)
+        if 0 < (position := match.start()) < len(hook) and not _inside(position, spans)
+    ]
 
 
 def _cut(hook: str, position: int) -> str:

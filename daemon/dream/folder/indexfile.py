@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Final, Literal
 from urllib.parse import unquote
@@ -51,6 +52,7 @@ __all__ = [
     "is_plain_list",
     "is_topic_file_name",
     "is_trailer_text",
+    "memoised_lines",
     "parse_index",
     "parse_line",
     "topic_target",
@@ -235,8 +237,42 @@ def close_open_fence(index: Index) -> Index:
     return index.with_lines([*index.lines, IndexLine(fence[0] * len(fence), "code")])
 
 
+#: Lines already classified within ``memoised_lines`` (None outside it).
+_MEMO: dict[tuple[str, bool], IndexLine] | None = None
+
+
+@contextmanager
+def memoised_lines() -> Iterator[None]:
+    """Classify each distinct line once while the block runs (issue 13).
+
+    One dream parses the same index and archive lines several times (the
+    rules, the budget, the invariant, the report); a line's class depends on
+    its text and ``first`` alone, and lines are frozen, so the first answer is
+    reused. Nothing is kept once the outermost block ends.
+    """
+    global _MEMO
+    outer = _MEMO
+    if outer is None:
+        _MEMO = {}
+    try:
+        yield
+    finally:
+        if outer is None:
+            _MEMO = None
+
+
 def parse_line(text: str, *, first: bool = False) -> IndexLine:
     """Classify one line outside a code block; ``first``: no content came before it."""
+    memo = _MEMO
+    if memo is None:
+        return _parse_line(text, first)
+    line = memo.get((text, first))
+    if line is None:
+        line = memo[(text, first)] = _parse_line(text, first)
+    return line
+
+
+def _parse_line(text: str, first: bool) -> IndexLine:
     if not text.strip():
         return IndexLine(text, "blank")
     wikilinks = wikilink_stems(text)

@@ -19,6 +19,9 @@ __all__ = ["READ_ONLY_LAYERS", "is_read_only"]
 
 #: Seed 001 Phase 0 step 3: layers a dream never modifies (the world's rules).
 READ_ONLY_LAYERS = ("AGENTS.md", "CLAUDE.md", "GEMINI.md")
+#: The default layers are plain names (no ``/``, no wildcard): a bare file name matches one
+#: exactly when its case-folded form is one of these (the dream asks once per file and line).
+_LAYER_NAMES = frozenset(name.casefold() for name in READ_ONLY_LAYERS)
 
 
 def is_read_only(relative: str, extra: Iterable[str] = ()) -> bool:
@@ -28,6 +31,9 @@ def is_read_only(relative: str, extra: Iterable[str] = ()) -> bool:
     with ``/`` matches the whole relative path (``notes/policy/*.md``). Case is
     ignored, so ``claude.md`` is protected too.
     """
+    extra = tuple(extra)
+    if not extra and "/" not in relative and os.sep not in relative:
+        return relative.casefold() in _LAYER_NAMES
     path = PurePosixPath(relative.replace(os.sep, "/"))
     for pattern in (*READ_ONLY_LAYERS, *extra):
         subject = str(path) if "/" in pattern else path.name

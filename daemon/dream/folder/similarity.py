@@ -114,12 +114,18 @@ class Similarity:
         newer one (A duplicates B, C contradicts B), the chain is followed to
         the file that is kept (C).
         """
+        return self.survivors().get(name)
+
+    def survivors(self) -> dict[str, str]:
+        """``survivor_of`` for every pruned file at once (one pass, not one per file)."""
         newer = {p.older.name: p.newer.name for p in (*self.duplicates, *self.contradictions)}
-        if name not in newer:
-            return None
-        while name in newer:
-            name = newer[name]
-        return name
+        final: dict[str, str] = {}
+        for name in newer:
+            current = name
+            while current in newer:
+                current = newer[current]
+            final[name] = current
+        return final
 
 
 def age_key(memory: MemoryFile) -> tuple[float, int]:
