@@ -18,7 +18,8 @@ from typing import Any
 
 from dreamd.catalog import Catalog
 from dreamd.collect.budget import Deadline, budget_summary, lower_priority, run_budget, run_fields
-from dreamd.collect.collector import CollectRequest, CollectResult, CursorStore, collect
+from dreamd.collect.collector import CollectRequest, CollectResult, collect
+from dreamd.collect.cursordoc import CursorStore
 from dreamd.collect.extraction import ExtractionRun
 from dreamd.collect.keyindex import StateKeyIndex
 from dreamd.collect.plan import sweep_plans
