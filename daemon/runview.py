@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from dreamd.runlog import SCHEMA
+from dreamd.runrecord import shown_outcome
 from dreamd.runstory import counts_words, mode_label, took_words
 from dreamd.statedb import JobRun
 
@@ -129,14 +130,14 @@ def run_sentence(run: JobRun, now: datetime) -> str:
     took = took_words(run.started_at, run.finished_at)
     return (
         f"{run.job} ran {_ago(run.started_at, now)} ({local(run.started_at)}), {kind}, "
-        f"took {took}: {run.outcome or 'running'}; {_words(run)}."
+        f"took {took}: {shown_outcome(run)}; {_words(run)}."
     )
 
 
 def show_header(run: JobRun, undo: str | None) -> list[str]:
     """The lines above a run's full report."""
     lines = [
-        f"Run {run.run_id}: {run.job}, {mode_label(run.mode)}, {run.outcome or 'running'}",
+        f"Run {run.run_id}: {run.job}, {mode_label(run.mode)}, {shown_outcome(run)}",
         f"Started {local(run.started_at)}, took {took_words(run.started_at, run.finished_at)}",
         f"What it did: {_words(run)}",
     ]

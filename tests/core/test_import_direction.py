@@ -89,7 +89,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("dreamd.runrecord", ("dreamd.statedb", "dreamd.logs", "dreamd.runlog", "dreamd.runstory")),
     ("dreamd.runlog", ("dreamd.statedb",)),
     ("dreamd.runstory", ()),
-    ("dreamd.runview", ("dreamd.statedb", "dreamd.runlog", "dreamd.runstory")),
+    ("dreamd.runview", ("dreamd.statedb", "dreamd.runlog", "dreamd.runstory", "dreamd.runrecord")),
     ("dreamd.collect", ("dreamd.readers", "dreamd.stores", *CORE)),
     ("dreamd.dream", ("dreamd.readers", "dreamd.stores", *CORE)),
     ("dreamd.jobs", ("dreamd.collect", "dreamd.dream", "dreamd.stores", "dreamd.readers", *CORE)),

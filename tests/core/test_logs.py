@@ -159,7 +159,7 @@ def test_a_python_warning_in_a_command_is_a_json_log_line(isolated_home: Path) -
     (warning,) = [line for line in parsed if line["event"] == "python.warning"]
     assert warning["level"] == "warning" and warning["category"] == "UserWarning"
     assert "falling back to polling" in str(warning["message"])
-    assert "service:" in stdout
+    assert "Service:" in stdout
 
 
 def test_a_python_warning_in_the_service_under_journald_is_json(isolated_home: Path) -> None:

@@ -51,8 +51,9 @@ def test_a_run_killed_by_sigkill_is_closed_as_interrupted(isolated_home: Path) -
     assert row.pid == pid and row.finished_at is None and row.outcome is None
     # status reads only: it shows the dead run as interrupted without writing.
     assert last_collect(isolated_home)["outcome"] == "interrupted"
-    assert "collect: last " in (text := run_dreamd(isolated_home, "status").stdout)
-    assert ": interrupted" in text.split("collect: last ", 1)[1].splitlines()[0]
+    text = run_dreamd(isolated_home, "status").stdout
+    (line,) = [line for line in text.splitlines() if line.strip().startswith("collect ran ")]
+    assert ": interrupted;" in line
     assert state.runs("collect")[0].finished_at is None
     # The next run closes it for good.
     assert run_dreamd(isolated_home, "collect").returncode == 0
