@@ -278,3 +278,18 @@ def test_the_commands_exit_0_over_a_hostile_home(seeds: list[Seed], isolated_hom
     )
     assert shown.returncode == 0, shown.stderr
     assert all(valid(m["text"]) for m in json.loads(shown.stdout)["messages"])
+
+
+def test_collect_dream_and_status_never_crash_over_a_hostile_home(
+    seeds: list[Seed], isolated_home: Path
+) -> None:
+    """Issue 15 acceptance: every command exits 0 (a damaged session is reported unresolved,
+    never an "internal error") and what it prints as JSON parses."""
+    rng = random.Random("dreamd-fuzz-jobs")
+    for seed in seeds:
+        write_mutated(seed, isolated_home, rng)
+    for args in (("collect", "--json"), ("dream", "--dry-run", "--json"), ("status", "--json")):
+        done = run_dreamd(isolated_home, *args)
+        assert done.returncode == 0, (args, done.stderr[-2000:])
+        assert "internal error" not in done.stderr, args
+        assert json.loads(done.stdout)["schema"] == 1, args
