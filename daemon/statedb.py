@@ -15,9 +15,8 @@ processes serialise instead of losing updates.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -46,12 +45,23 @@ from sqlalchemy.exc import SQLAlchemyError
 from dreamd.errors import Refused, StateError
 from dreamd.fswrite import private_file, private_folder, tighten_once
 from dreamd.logs import get_logger
-from dreamd.readers import FileVersion
 from dreamd.sessioninfo import SessionInfo
 from dreamd.sqlite import tune_for_writers
+from dreamd.staterows import (
+    QUARANTINE_FIELDS,
+    CacheKey,
+    JobRun,
+    KeyRow,
+    QuarantinedPlan,
+    info_from_row,
+    moment,
+    row_from_info,
+    run_from_row,
+)
 
 __all__ = [
     "HEAD_REVISION",
+    "CacheKey",
     "JobRun",
     "KeyRow",
     "QuarantinedPlan",
@@ -152,45 +162,6 @@ store_key_index = Table(
     Column("source", Text, nullable=False),
 )
 
-CacheKey = tuple[str, str, str]
-#: (location, inode, size, mtime_ns, ctime_ns, keys, source): one file of a store's key index.
-KeyRow = tuple[str, int, int, int, int, tuple[str, ...], str]
-
-
-@dataclass(frozen=True, slots=True)
-class QuarantinedPlan:
-    """A write plan set aside: it could not be saved (``stage`` "save") or replayed ("replay").
-
-    ``revision`` is the session's revision then; ``path`` the plan file, if there is one.
-    """
-
-    plan_id: str
-    session: str  # tool:id
-    revision: str
-    window_key: str
-    stage: str
-    reason: str
-    path: str | None
-    run_id: str
-    quarantined_at: datetime
-
-
-_QUARANTINE_FIELDS = tuple(f.name for f in fields(QuarantinedPlan))
-
-
-@dataclass(frozen=True, slots=True)
-class JobRun:
-    """One recorded run of a job (``collect`` or ``dream``)."""
-
-    run_id: str
-    job: str
-    mode: str
-    started_at: datetime
-    finished_at: datetime | None
-    outcome: str | None
-    summary: dict[str, Any]
-    pid: int | None = None  # the process that ran it (None: recorded before pids were kept)
-
 
 def create_state_engine(path: Path) -> Engine:
     """A SQLAlchemy engine on ``path`` with dreamd's SQLite settings."""
@@ -218,11 +189,11 @@ class StateDB:
         """Every cached session, keyed by (tool, path, locator)."""
         with self.transaction() as connection:
             rows = connection.execute(select(*_CACHE_COLUMNS)).all()
-        return {(row[0], row[2], row[3]): _info_from_row(row) for row in rows}
+        return {(row[0], row[2], row[3]): info_from_row(row) for row in rows}
 
     def save_sessions(self, infos: Iterable[SessionInfo], *, now: datetime) -> None:
         """Insert or replace the cache rows of ``infos`` (those with a file version)."""
-        rows = [_row_from_info(info, now) for info in infos if info.file_version is not None]
+        rows = [row_from_info(info, now) for info in infos if info.file_version is not None]
         if not rows:
             return
         statement = sqlite_insert(session_cache)
@@ -297,7 +268,7 @@ class StateDB:
         query = select(job_run).where(job_run.c.finished_at.is_(None))
         with self.transaction() as connection:
             rows = connection.execute(query.order_by(job_run.c.started_at)).all()
-        return [_run_from_row(row) for row in rows]
+        return [run_from_row(row) for row in rows]
 
     def finish_run(
         self, run_id: str, *, outcome: str, mode: str, summary: dict[str, Any], now: datetime
@@ -319,7 +290,7 @@ class StateDB:
         """One recorded run, or None."""
         with self.transaction() as connection:
             row = connection.execute(select(job_run).where(job_run.c.run_id == run_id)).first()
-        return None if row is None else _run_from_row(row)
+        return None if row is None else run_from_row(row)
 
     def runs(self, job: str | None = None, limit: int = 20) -> list[JobRun]:
         """The most recent runs, newest first."""
@@ -327,7 +298,7 @@ class StateDB:
         if job is not None:
             query = query.where(job_run.c.job == job)
         with self.transaction() as connection:
-            return [_run_from_row(row) for row in connection.execute(query)]
+            return [run_from_row(row) for row in connection.execute(query)]
 
     def runs_since(self, since: datetime | None = None, limit: int = 200) -> list[JobRun]:
         """Every run started at ``since`` or later (all when None), newest first."""
@@ -335,7 +306,7 @@ class StateDB:
         if since is not None:
             query = query.where(job_run.c.started_at >= since.timestamp())
         with self.transaction() as connection:
-            return [_run_from_row(row) for row in connection.execute(query)]
+            return [run_from_row(row) for row in connection.execute(query)]
 
     def run_ids(self, prefix: str) -> list[str]:
         """The IDs of the recorded runs that start with ``prefix``, sorted."""
@@ -352,11 +323,11 @@ class StateDB:
         """When dreamd first recorded a run of anything (the service counts): its install date."""
         with self.transaction() as connection:
             first = connection.execute(select(func.min(job_run.c.started_at))).scalar()
-        return _moment(first)
+        return moment(first)
 
     def quarantine_plan(self, plan: QuarantinedPlan) -> None:
         """Record (or record again, with the newest reason) a quarantined plan."""
-        values = {name: getattr(plan, name) for name in _QUARANTINE_FIELDS}
+        values = {name: getattr(plan, name) for name in QUARANTINE_FIELDS}
         values["quarantined_at"] = plan.quarantined_at.timestamp()
         statement = sqlite_insert(quarantined_plan).values(**values)
         with self.transaction() as connection:
@@ -371,7 +342,7 @@ class StateDB:
             rows = connection.execute(query).all()
         return [
             QuarantinedPlan(
-                **{name: getattr(row, name) for name in _QUARANTINE_FIELDS[:-1]},
+                **{name: getattr(row, name) for name in QUARANTINE_FIELDS[:-1]},
                 quarantined_at=datetime.fromtimestamp(row.quarantined_at, tz=UTC),
             )
             for row in rows
@@ -418,27 +389,6 @@ class StateDB:
         return current + 1
 
 
-def _run_from_row(row: Any) -> JobRun:
-    return JobRun(
-        run_id=row.run_id,
-        job=row.job,
-        mode=row.mode,
-        started_at=datetime.fromtimestamp(row.started_at, tz=UTC),
-        finished_at=_moment(row.finished_at),
-        outcome=row.outcome,
-        summary=msgspec.json.decode(row.summary or "{}"),
-        pid=row.pid,
-    )
-
-
-def _moment(value: float | None) -> datetime | None:
-    return None if value is None else datetime.fromtimestamp(value, tz=UTC)
-
-
-def _stamp(value: datetime | None) -> float | None:
-    return None if value is None else value.timestamp()
-
-
 #: Columns in ``SessionInfo`` field order, the file version's five spliced in.
 _CACHE_COLUMNS = tuple(
     session_cache.c[name]
@@ -450,69 +400,6 @@ _CACHE_COLUMNS = tuple(
         "unresolved", "damaged_lines", "notes",
     )
 )  # fmt: skip
-
-
-def _info_from_row(row: Any) -> SessionInfo:
-    """A ``SessionInfo`` from a row of ``_CACHE_COLUMNS`` (positional: ten thousand per load)."""
-    moment = _moment
-    return SessionInfo(
-        row[0],
-        row[1],
-        row[2],
-        row[3],
-        FileVersion(row[4], row[5], row[6], row[7], row[8]),
-        moment(row[9]),
-        row[10],
-        moment(row[11]),
-        moment(row[12]),
-        row[13],
-        row[14],
-        row[15],
-        bool(row[16]),
-        row[17],
-        row[18],
-        _lines(row[19]),
-        _notes(row[20]),
-    )
-
-
-def _lines(value: str | None) -> tuple[int, ...]:
-    """Damaged line numbers stored as ``3,7,12`` (NULL or empty: none)."""
-    return tuple(int(part) for part in value.split(",")) if value else ()
-
-
-def _notes(value: str | None) -> tuple[str, ...]:
-    """Reader notes stored as a JSON array (NULL: none)."""
-    return tuple(msgspec.json.decode(value)) if value else ()
-
-
-def _row_from_info(info: SessionInfo, now: datetime) -> Mapping[str, Any]:
-    version = info.file_version
-    assert version is not None
-    return {
-        "tool": info.tool,
-        "path": info.path,
-        "locator": info.locator,
-        "session_id": info.session_id,
-        "device": version.device,
-        "inode": version.inode,
-        "size": version.size,
-        "mtime_ns": version.mtime_ns,
-        "marker": version.marker,
-        "activity_at": _stamp(info.activity_at),
-        "project": info.project,
-        "first_message_at": _stamp(info.first_message_at),
-        "last_message_at": _stamp(info.last_message_at),
-        "messages": info.messages,
-        "user_messages": info.user_messages,
-        "revision": info.revision,
-        "machine_opening": info.machine_opening,
-        "human_replies": info.human_replies,
-        "unresolved": info.unresolved,
-        "read_at": now.timestamp(),
-        "damaged_lines": ",".join(map(str, info.damaged_lines)) or None,
-        "notes": msgspec.json.encode(list(info.notes)).decode() if info.notes else None,
-    }
 
 
 _KEY_COLUMNS = ("location", "inode", "size", "mtime_ns", "ctime_ns", "keys", "source")

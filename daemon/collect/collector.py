@@ -49,7 +49,6 @@ from dreamd.collect.cursorstate import (
     pending_messages,
     plan_source,
     selection_view,
-    skip_trivial,
     split_windows,
     window_key,
 )
@@ -59,6 +58,7 @@ from dreamd.collect.planting import StoresPending, plant_plan, tolerant_held
 from dreamd.collect.quarantine import PLAN_ERRORS, PlanQuarantined, held_sessions, quarantined
 from dreamd.collect.reopen import resume_open_window
 from dreamd.collect.signals import StopCollecting, WindowPending
+from dreamd.collect.skipped import record_own_runs, record_trivial
 from dreamd.fswrite import CrashPoint
 from dreamd.logs import get_logger
 from dreamd.progress import NO_PROGRESS, JobProgress, counter
@@ -212,7 +212,7 @@ def collect(
     scan = catalog.scan(now=request.now, progress=counter(request.progress, "reading sessions"))
     own = [info for info in scan.sessions if is_own_run(info.project)]
     if own and not request.dry_run:
-        _record_own_runs(own, cursors, request.now, result)
+        result.skipped_trivial += record_own_runs(own, cursors, request.now)
     others = [info for info in scan.sessions if not is_own_run(info.project)]
     selection = select(
         _held_for_review(others, cursors, result),
@@ -223,7 +223,7 @@ def collect(
     )
     result.selection = selection
     if not request.dry_run:
-        _record_trivial(selection, cursors, request.now, result)
+        result.skipped_trivial += record_trivial(selection, cursors, request.now)
     for number, decision in enumerate(selection.selected, start=1):
         run.position = (number, len(selection.selected))
         if run.stopping():
@@ -303,38 +303,6 @@ def _legacy_baseline(
         return None
     result.legacy_baseline.append(key)
     return adopt_legacy_baseline(cursor, key, split[0])
-
-
-def _record_own_runs(
-    sessions: Sequence[SessionInfo], cursors: CursorStore, now: datetime, result: CollectResult
-) -> None:
-    """dreamd's own extraction runs are recorded as skipped, never read for memories."""
-    cursor = cursors.cursor
-    for info in sessions:
-        if info.revision is None or cursor.state(info.key).status == "skipped_trivial":
-            continue
-        cursor = skip_trivial(cursor, info.key, info.revision, "dreamd's own extraction run")
-        result.skipped_trivial.append(info.key)
-    if cursor is not cursors.cursor:
-        cursors.save(cursor, now)
-
-
-def _record_trivial(
-    selection: Selection, cursors: CursorStore, now: datetime, result: CollectResult
-) -> None:
-    """Seed 002 phase 1: record skipped-trivial, with its reason, for the revision seen."""
-    cursor = cursors.cursor
-    for decision in selection.decisions:
-        info = decision.session
-        if decision.status != "trivial" or info.revision is None:
-            continue
-        current = cursor.state(info.key)
-        if current.status == "skipped_trivial" and current.revision == info.revision:
-            continue
-        cursor = skip_trivial(cursor, info.key, info.revision, decision.reason)
-        result.skipped_trivial.append(info.key)
-    if cursor is not cursors.cursor:
-        cursors.save(cursor, now)
 
 
 def _collect_session(run: _Pass, conversation: Conversation, stores: Mapping[str, Store]) -> None:

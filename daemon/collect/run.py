@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from dreamd.catalog import Catalog
-from dreamd.collect.budget import Deadline, budget_summary, lower_priority, run_budget, run_fields
+from dreamd.collect.budget import (
+    Deadline,
+    RunBudget,
+    budget_summary,
+    lower_priority,
+    run_budget,
+    run_fields,
+)
 from dreamd.collect.collector import CollectRequest, CollectResult, collect
 from dreamd.collect.cursordoc import CursorStore
 from dreamd.collect.extraction import ExtractionRun
@@ -29,7 +36,7 @@ from dreamd.config import Settings
 from dreamd.lock import pipeline_lock
 from dreamd.logs import get_logger
 from dreamd.readers import Conversation
-from dreamd.runrecord import recorded_run
+from dreamd.runrecord import RunRecord, recorded_run
 from dreamd.schedule import parse_schedule
 from dreamd.secrets import filter_item
 from dreamd.statedb import StateDB
@@ -72,11 +79,7 @@ def collect_job(
     lower_priority()
     lock = pipeline_lock(settings.data_dir, "collect")
     lock.acquire(wait=lock_wait, cancelled=cancelled)
-    limits = replace(  # the selection's budgets as the request has them (--budget included)
-        run_budget(settings.config),
-        sessions=request.policy.budget_sessions,
-        messages=request.policy.budget_messages,
-    )
+    limits = _limits(settings, request)
     deadline = Deadline(limits.seconds, clock)  # the time budget starts once the lock is held
     request = replace(request, stop=_either(request.stop, deadline.expired))
     mode = "dry-run" if request.dry_run else "apply"
@@ -88,44 +91,82 @@ def collect_job(
             ) as record,
         ):
             stores_for = _stores_finder(settings, catalog, context, shared)
-            if not request.dry_run:
-                _sweep_plans(settings.data_dir / "plans", state, request)
-            extraction.wire(stores_for, settings.data_dir)
-            result = collect(
-                request,
-                state=state,
-                catalog=catalog,
-                plans_dir=settings.data_dir / "plans",
-                extract=extraction.window,
-                extract_session=extraction.session,
-                filter_item=filter_item,
-                stores_for=stores_for,
-            )
-            extraction.finish(result)
+            result = _collect_pass(settings, state, request, catalog, stores_for, extraction)
             if deadline.reached and result.stopped == "stop requested":
                 result.stopped = f"time budget of {limits.seconds:g} s reached"
-            document = report_json(
-                result,
-                run_id=request.run_id,
-                now=request.now,
-                budget=request.policy.budget_sessions,
-                dry_run=request.dry_run,
-            )
-            trigger = parse_schedule(settings.config.collect.schedule, _local_zone())
-            fields = run_fields(
-                result, budget=limits, deadline=deadline, trigger=trigger, now=request.now
-            )
-            document.update(fields)
+            document = _report(settings, request, result, limits, deadline)
             document["context_shortened"] = extraction.shortened()
-            record.report = document  # kept on disk for ``dreamd log`` and ``dreamd show``
-            record.outcome = "ok"
-            record.summary = {k: document[k] for k in ("planted", "windows", "dropped_secrets")}
-            record.summary.update(budget_summary(document))
+            _keep(record, document)
             return result, document
     finally:
         for store in shared.values():
             _close(store)
         extraction.close()
+
+
+def _limits(settings: Settings, request: CollectRequest) -> RunBudget:
+    """The run's budgets, with the selection's as the request has them (--budget included)."""
+    return replace(
+        run_budget(settings.config),
+        sessions=request.policy.budget_sessions,
+        messages=request.policy.budget_messages,
+    )
+
+
+def _collect_pass(
+    settings: Settings,
+    state: StateDB,
+    request: CollectRequest,
+    catalog: Catalog,
+    stores_for: Callable[[Conversation], dict[str, Store]],
+    extraction: ExtractionRun,
+) -> CollectResult:
+    """Old plans swept, the extractor wired to the stores, one collector pass."""
+    if not request.dry_run:
+        _sweep_plans(settings.data_dir / "plans", state, request)
+    extraction.wire(stores_for, settings.data_dir)
+    result = collect(
+        request,
+        state=state,
+        catalog=catalog,
+        plans_dir=settings.data_dir / "plans",
+        extract=extraction.window,
+        extract_session=extraction.session,
+        filter_item=filter_item,
+        stores_for=stores_for,
+    )
+    extraction.finish(result)
+    return result
+
+
+def _report(
+    settings: Settings,
+    request: CollectRequest,
+    result: CollectResult,
+    limits: RunBudget,
+    deadline: Deadline,
+) -> dict[str, Any]:
+    """The run's report: what was collected, and what ended the run and when it drains."""
+    document = report_json(
+        result,
+        run_id=request.run_id,
+        now=request.now,
+        budget=request.policy.budget_sessions,
+        dry_run=request.dry_run,
+    )
+    trigger = parse_schedule(settings.config.collect.schedule, _local_zone())
+    document.update(
+        run_fields(result, budget=limits, deadline=deadline, trigger=trigger, now=request.now)
+    )
+    return document
+
+
+def _keep(record: RunRecord, document: dict[str, Any]) -> None:
+    """The report kept with the run (on disk for ``dreamd log`` / ``show``) and its counts."""
+    record.report = document
+    record.outcome = "ok"
+    record.summary = {k: document[k] for k in ("planted", "windows", "dropped_secrets")}
+    record.summary.update(budget_summary(document))
 
 
 def _sweep_plans(directory: Path, state: StateDB, request: CollectRequest) -> None:

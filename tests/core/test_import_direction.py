@@ -37,6 +37,7 @@ CORE = (
     "dreamd.configcheck",
     "dreamd.statedb",
     "dreamd.sqlite",
+    "dreamd.staterows",
     "dreamd.migrations",
     "dreamd.logs",
     "dreamd.lock",
@@ -68,6 +69,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("dreamd.selection", ("dreamd.sessioninfo",)),
     ("dreamd.privacy", ()),
     ("dreamd.sqlite", ()),
+    ("dreamd.staterows", ("dreamd.sessioninfo", "dreamd.readers")),
     ("dreamd.schedule", ()),
     ("dreamd.logs", ()),
     ("dreamd.lock", ()),
@@ -79,6 +81,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "dreamd.sessioninfo",
             "dreamd.readers",
             "dreamd.sqlite",
+            "dreamd.staterows",
             "dreamd.migrations",
             "dreamd.logs",  # the one line saying it tightened an old data folder
         ),

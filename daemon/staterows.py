@@ -1,0 +1,153 @@
+"""The state database's rows as Python values: runs, quarantined plans, cached sessions.
+
+Pure conversions between ``dreamd.statedb``'s table rows and the dataclasses
+the rest of dreamd reads; no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from datetime import UTC, datetime
+from typing import Any
+
+import msgspec
+
+from dreamd.readers import FileVersion
+from dreamd.sessioninfo import SessionInfo
+
+__all__ = [
+    "QUARANTINE_FIELDS",
+    "CacheKey",
+    "JobRun",
+    "KeyRow",
+    "QuarantinedPlan",
+    "info_from_row",
+    "moment",
+    "row_from_info",
+    "run_from_row",
+    "stamp",
+]
+
+CacheKey = tuple[str, str, str]
+#: (location, inode, size, mtime_ns, ctime_ns, keys, source): one file of a store's key index.
+KeyRow = tuple[str, int, int, int, int, tuple[str, ...], str]
+
+
+@dataclass(frozen=True, slots=True)
+class QuarantinedPlan:
+    """A write plan set aside: it could not be saved (``stage`` "save") or replayed ("replay").
+
+    ``revision`` is the session's revision then; ``path`` the plan file, if there is one.
+    """
+
+    plan_id: str
+    session: str  # tool:id
+    revision: str
+    window_key: str
+    stage: str
+    reason: str
+    path: str | None
+    run_id: str
+    quarantined_at: datetime
+
+
+#: The columns of a quarantined plan, in field order.
+QUARANTINE_FIELDS = tuple(f.name for f in fields(QuarantinedPlan))
+
+
+@dataclass(frozen=True, slots=True)
+class JobRun:
+    """One recorded run of a job (``collect`` or ``dream``)."""
+
+    run_id: str
+    job: str
+    mode: str
+    started_at: datetime
+    finished_at: datetime | None
+    outcome: str | None
+    summary: dict[str, Any]
+    pid: int | None = None  # the process that ran it (None: recorded before pids were kept)
+
+
+def run_from_row(row: Any) -> JobRun:
+    return JobRun(
+        run_id=row.run_id,
+        job=row.job,
+        mode=row.mode,
+        started_at=datetime.fromtimestamp(row.started_at, tz=UTC),
+        finished_at=moment(row.finished_at),
+        outcome=row.outcome,
+        summary=msgspec.json.decode(row.summary or "{}"),
+        pid=row.pid,
+    )
+
+
+def moment(value: float | None) -> datetime | None:
+    return None if value is None else datetime.fromtimestamp(value, tz=UTC)
+
+
+def stamp(value: datetime | None) -> float | None:
+    return None if value is None else value.timestamp()
+
+
+def info_from_row(row: Any) -> SessionInfo:
+    """A ``SessionInfo`` from a row of ``_CACHE_COLUMNS`` (positional: ten thousand per load)."""
+    return SessionInfo(
+        row[0],
+        row[1],
+        row[2],
+        row[3],
+        FileVersion(row[4], row[5], row[6], row[7], row[8]),
+        moment(row[9]),
+        row[10],
+        moment(row[11]),
+        moment(row[12]),
+        row[13],
+        row[14],
+        row[15],
+        bool(row[16]),
+        row[17],
+        row[18],
+        _lines(row[19]),
+        _notes(row[20]),
+    )
+
+
+def _lines(value: str | None) -> tuple[int, ...]:
+    """Damaged line numbers stored as ``3,7,12`` (NULL or empty: none)."""
+    return tuple(int(part) for part in value.split(",")) if value else ()
+
+
+def _notes(value: str | None) -> tuple[str, ...]:
+    """Reader notes stored as a JSON array (NULL: none)."""
+    return tuple(msgspec.json.decode(value)) if value else ()
+
+
+def row_from_info(info: SessionInfo, now: datetime) -> Mapping[str, Any]:
+    version = info.file_version
+    assert version is not None
+    return {
+        "tool": info.tool,
+        "path": info.path,
+        "locator": info.locator,
+        "session_id": info.session_id,
+        "device": version.device,
+        "inode": version.inode,
+        "size": version.size,
+        "mtime_ns": version.mtime_ns,
+        "marker": version.marker,
+        "activity_at": stamp(info.activity_at),
+        "project": info.project,
+        "first_message_at": stamp(info.first_message_at),
+        "last_message_at": stamp(info.last_message_at),
+        "messages": info.messages,
+        "user_messages": info.user_messages,
+        "revision": info.revision,
+        "machine_opening": info.machine_opening,
+        "human_replies": info.human_replies,
+        "unresolved": info.unresolved,
+        "read_at": now.timestamp(),
+        "damaged_lines": ",".join(map(str, info.damaged_lines)) or None,
+        "notes": msgspec.json.encode(list(info.notes)).decode() if info.notes else None,
+    }
