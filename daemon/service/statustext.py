@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from dreamd.collect.budget import drain_words
+from dreamd.collect.budget import drain_words, ended_by_words
 
 __all__ = ["status_text"]
 
@@ -109,7 +109,8 @@ def _backlog(document: Mapping[str, Any]) -> list[str]:
     lines = [f"Backlog: {total} session(s) to collect: {per_source}."]
     drain = document.get("drain")
     if drain and drain.get("known_rate"):
-        lines.append(f"  {drain_words(drain)}.")
+        ended = ended_by_words(drain.get("ended_by"))
+        lines.append(f"  {drain_words(drain)}; the last collect ended by {ended}.")
     return lines
 
 

@@ -169,7 +169,7 @@ def test_status_says_what_ended_the_last_run_and_how_long_the_backlog_takes(
     assert collect(isolated_home).returncode == 0
     status = run_dreamd(isolated_home, "status")
     assert status.returncode == 0, status.stderr
-    assert "drain: 6 session(s) left: about 2 more scheduled run(s) at 4 a run" in status.stdout
+    assert "6 session(s) left: about 2 more scheduled run(s) at 4 a run" in status.stdout
     assert "the last collect ended by the session budget" in status.stdout
     document = json.loads(run_dreamd(isolated_home, "status", "--json").stdout)
     assert (document["drain"]["remaining"], document["drain"]["runs"]) == (6, 2)
