@@ -204,14 +204,19 @@ def test_a_server_that_answers_checks_the_key_and_the_model(
 
 
 def test_a_command_extractor_needs_its_program_on_path(isolated_home: Path) -> None:
-    """A program that is not there fails; one that is passes."""
+    """A program that is not there fails already at the config (naming the key); one that is
+    passes."""
     write_config(
         isolated_home,
         '[collect]\nextractor = "command"\n[extractors.command]\nargv = ["no-such-agent-cli"]\n',
     )
     code, checks, _ = doctor(isolated_home)
-    (command,) = only(checks, "extractor")
-    assert (code, command["status"], command["detail"]) == (1, "fail", "not found on PATH")
+    (config,) = only(checks, "config")
+    assert (code, config["status"]) == (1, "fail")
+    assert (
+        "extractors.command.argv[0]: the program 'no-such-agent-cli' is not on PATH"
+        in (config["detail"])
+    )
     write_config(
         isolated_home, '[collect]\nextractor = "command"\n[extractors.command]\nargv = ["sh"]\n'
     )
