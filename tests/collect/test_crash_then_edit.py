@@ -48,6 +48,9 @@ def sql_names(home: Path) -> list[str]:
     if not database.exists():
         return []
     with sqlite3.connect(database) as connection:
+        tables = connection.execute("SELECT name FROM sqlite_master WHERE name = 'memory_item'")
+        if tables.fetchone() is None:  # killed between creating the file and its tables
+            return []
         return sorted(row[0] for row in connection.execute("SELECT name FROM memory_item"))
 
 
