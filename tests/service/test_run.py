@@ -252,7 +252,8 @@ def test_a_second_service_is_refused(isolated_home: Path) -> None:
         assert second.returncode == 1
         assert f"process {daemon.process.pid}" in second.stderr
         status = json.loads(run_dreamd(isolated_home, "status", "--json").stdout)
-        assert status["service"] == {"running": True, "pid": daemon.process.pid}
+        assert status["service"]["running"] is True
+        assert status["service"]["pid"] == daemon.process.pid
         assert daemon.terminate() == 0
     finally:
         daemon.kill()
