@@ -63,7 +63,7 @@ def test_status_says_what_waits_and_how_to_apply_it(isolated_home: Path, tmp_pat
     memory = stale_folder(tmp_path / "repo", stale=1)
     scheduled(isolated_home, memory)
     text = run_dreamd(isolated_home, "status").stdout
-    assert f"{memory}: first dream of this folder" in text
+    assert f"a dream proposal for {memory} (first dream of this folder" in text
     assert f"dreamd dream --apply-pending --root {memory}" in text
     document = json.loads(run_dreamd(isolated_home, "status", "--json").stdout)
     (waiting,) = document["pending_proposals"]
