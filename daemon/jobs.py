@@ -11,13 +11,13 @@ import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from dreamd.catalog import Catalog
-from dreamd.collect.budget import run_budget
 from dreamd.collect.collector import CollectRequest, CollectResult
+from dreamd.collect.policy import live_ids_from_env, selection_policy
 from dreamd.collect.run import collect_job
 from dreamd.config import Settings
 from dreamd.dream.gardener import default_budget
@@ -25,9 +25,7 @@ from dreamd.dream.model import DreamRequest
 from dreamd.dream.run import DreamOutcome, dream_job, undo_job
 from dreamd.dream.stores import GatedStore, close_stores, gated_stores
 from dreamd.lock import pipeline_lock
-from dreamd.privacy import ProjectExclusion
 from dreamd.progress import NO_PROGRESS, JobProgress, counter
-from dreamd.selection import SelectionPolicy
 from dreamd.statedb import StateDB
 
 __all__ = [
@@ -46,28 +44,6 @@ __all__ = [
 def new_run_id() -> str:
     """A short random id naming one job run in logs, records and reports."""
     return secrets.token_hex(6)
-
-
-def live_ids_from_env(env: Mapping[str, str]) -> frozenset[str]:
-    """Sessions the environment says are running now (seed 002: ``PI_SESSION_ID``)."""
-    pi_session = env.get("PI_SESSION_ID", "").strip()
-    return frozenset({f"pi:{pi_session}", f"omp:{pi_session}"} if pi_session else ())
-
-
-def selection_policy(settings: Settings, budget: int | None = None) -> SelectionPolicy:
-    """The configured selection policy; ``budget`` overrides the session budget.
-
-    The budgets follow the extractor (``dreamd.collect.budget.run_budget``).
-    """
-    configured = settings.config.collect
-    home = settings.home or Path.home()
-    limits = run_budget(settings.config, budget)
-    return SelectionPolicy(
-        live_guard=timedelta(minutes=configured.live_guard_minutes),
-        budget_sessions=limits.sessions,
-        budget_messages=limits.messages,
-        excluded=ProjectExclusion(configured.exclude_projects, home),
-    )
 
 
 def collect_request(

@@ -27,8 +27,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import structlog
-
 from dreamd.errors import StateError
 from dreamd.logs import get_logger
 from dreamd.runlog import prune_reports, save_report
@@ -72,8 +70,10 @@ def recorded_run(
 ) -> Iterator[RunRecord]:
     """Record one run of ``job`` started at ``now`` (see the module docstring); its report
     is kept under ``data_dir`` (none is kept without one)."""
+    from structlog import contextvars  # a run logs: structlog is loaded anyway
+
     record = RunRecord(mode)
-    bound = structlog.contextvars.bind_contextvars(run_id=run_id)
+    bound = contextvars.bind_contextvars(run_id=run_id)
     close_interrupted(state, now)
     state.start_run(run_id, job, mode, now)
     try:
@@ -89,7 +89,7 @@ def recorded_run(
             now=datetime.now(now.tzinfo),
         )
         log.info(f"{job}.completed", mode=record.mode, outcome=record.outcome, **record.summary)
-        structlog.contextvars.reset_contextvars(**bound)  # the caller's run id, if any
+        contextvars.reset_contextvars(**bound)  # the caller's run id, if any
 
 
 def process_gone(pid: int | None) -> bool:

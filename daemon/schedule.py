@@ -22,6 +22,7 @@ from apscheduler.triggers.cron import CronTrigger
 __all__ = [
     "crontab_weekdays",
     "is_missed",
+    "local_timezone",
     "parse_schedule",
     "previous_fire",
     "resumed",
@@ -31,6 +32,13 @@ _DAY_NAMES = ("sun", "mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _WEEKDAY_TOKEN = re.compile(r"^(?P<start>\*|\d+)(?:-(?P<end>\d+))?(?:/(?P<step>\d+))?$")
 #: How far back ``previous_fire`` looks, widening until it finds a fire time.
 _LOOKBACK = (timedelta(minutes=2), timedelta(hours=2), timedelta(days=2), timedelta(days=400))
+
+
+def local_timezone() -> tzinfo:
+    """The machine's local time zone (schedules are local time)."""
+    zone = datetime.now().astimezone().tzinfo
+    assert zone is not None
+    return zone
 
 
 def _day(number: str) -> str:

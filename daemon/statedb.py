@@ -1,52 +1,42 @@
 """The state database: dreamd's own SQLite file in the data dir.
 
 It holds the session cache (metadata keyed by file version, so a rescan of
-unchanged files costs a ``stat`` each), the cursor, the job runs and the
-quarantined write plans. The schema is owned by
-Alembic migrations in ``dreamd.migrations``; ``open_state`` upgrades an older
-file in place before anything reads it, so an upgrade never loses state.
+unchanged files costs a ``stat`` each), the cursor, the job runs, the
+quarantined write plans, the stores' key index and the transcripts' read
+evidence. The schema is owned by Alembic migrations in ``dreamd.migrations``;
+``open_state`` upgrades an older file in place before anything reads it, so
+an upgrade never loses state.
+
+Everything else talks to the file through the standard library's ``sqlite3``:
+every command opens this database, and SQLAlchemy's import alone would cost
+``dreamd status`` several times its whole budget (issue 13). Alembic (and so
+SQLAlchemy) is loaded only when the file is not at the newest revision.
 
 SQLite is driven the way concurrent writers need it (see ENGINEERING-NOTES):
-pysqlite's implicit transactions are switched off and every transaction
-starts with ``BEGIN IMMEDIATE``, so read-then-write sequences in two
-processes serialise instead of losing updates.
+implicit transactions are switched off and every transaction starts with
+``BEGIN IMMEDIATE``, so read-then-write sequences in two processes serialise
+instead of losing updates. One connection serves the process's threads, one
+transaction at a time; a forked child opens its own.
 """
 
 from __future__ import annotations
 
 import os
+import sqlite3
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
-from sqlalchemy import (
-    Boolean,
-    Column,
-    Connection,
-    Engine,
-    Float,
-    Integer,
-    MetaData,
-    String,
-    Table,
-    Text,
-    create_engine,
-    delete,
-    func,
-    select,
-    tuple_,
-)
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.exc import SQLAlchemyError
 
 from dreamd.errors import Refused, StateError
 from dreamd.fswrite import private_file, private_folder, tighten_once
 from dreamd.logs import get_logger
 from dreamd.sessioninfo import SessionInfo
-from dreamd.sqlite import tune_for_writers
+from dreamd.sqlite import connect_for_writers
 from dreamd.staterows import (
     QUARANTINE_FIELDS,
     CacheKey,
@@ -58,6 +48,9 @@ from dreamd.staterows import (
     row_from_info,
     run_from_row,
 )
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
 
 __all__ = [
     "HEAD_REVISION",
@@ -71,161 +64,119 @@ __all__ = [
 
 #: The newest migration; ``open_state`` skips Alembic entirely when the file is at it.
 HEAD_REVISION = "0008"
-#: How many of the paths ``tighten_once`` changed the log line names.
+
 _SHOWN_PATHS = 5
+
+#: The session cache's columns in ``SessionInfo`` field order, the file version's five
+#: spliced in (``info_from_row`` reads them by position: ten thousand rows per load).
+_CACHE_COLUMNS = (
+    "tool", "session_id", "path", "locator",
+    "device", "inode", "size", "mtime_ns", "marker",
+    "activity_at", "project", "first_message_at", "last_message_at",
+    "messages", "user_messages", "revision", "machine_opening", "human_replies",
+    "unresolved", "damaged_lines", "notes",
+)  # fmt: skip
+_KEY_COLUMNS = ("location", "inode", "size", "mtime_ns", "ctime_ns", "keys", "source")
 
 log = get_logger("dreamd.statedb")
 
-metadata = MetaData(
-    naming_convention={
-        "ix": "ix_%(column_0_label)s",
-        "uq": "uq_%(table_name)s_%(column_0_name)s",
-        "ck": "ck_%(table_name)s_%(constraint_name)s",
-        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
-        "pk": "pk_%(table_name)s",
-    }
-)
 
-session_cache = Table(
-    "session_cache",
-    metadata,
-    Column("tool", String, primary_key=True),
-    Column("path", Text, primary_key=True),
-    Column("locator", Text, primary_key=True),
-    Column("session_id", Text, nullable=False),
-    Column("device", Integer, nullable=False),
-    Column("inode", Integer, nullable=False),
-    Column("size", Integer, nullable=False),
-    Column("mtime_ns", Integer, nullable=False),
-    Column("marker", Text, nullable=False),
-    Column("activity_at", Float),
-    Column("project", Text),
-    Column("first_message_at", Float),
-    Column("last_message_at", Float),
-    Column("messages", Integer, nullable=False),
-    Column("user_messages", Integer, nullable=False),
-    Column("revision", String),
-    Column("machine_opening", Boolean, nullable=False),
-    Column("human_replies", Integer, nullable=False),
-    Column("unresolved", Text),
-    Column("read_at", Float, nullable=False),
-    Column("damaged_lines", Text),
-    Column("notes", Text),
-)
+def _upsert(table: str, columns: Iterable[str], key: tuple[str, ...]) -> str:
+    """``INSERT ... ON CONFLICT (key) DO UPDATE`` of every column, with named parameters."""
+    names = list(columns)
+    updates = ", ".join(f"{name} = excluded.{name}" for name in names if name not in key)
+    return (
+        f"INSERT INTO {table} ({', '.join(names)}) "
+        f"VALUES ({', '.join(':' + name for name in names)}) "
+        f"ON CONFLICT ({', '.join(key)}) DO UPDATE SET {updates}"
+    )
 
-collector_cursor = Table(
-    "collector_cursor",
-    metadata,
-    Column("host", String, primary_key=True),
-    Column("version", Integer, nullable=False),
-    Column("document", Text, nullable=False),
-    Column("updated_at", Float, nullable=False),
-)
 
-job_run = Table(
-    "job_run",
-    metadata,
-    Column("run_id", String, primary_key=True),
-    Column("job", String, nullable=False),
-    Column("mode", String, nullable=False),
-    Column("started_at", Float, nullable=False),
-    Column("finished_at", Float),
-    Column("outcome", String),
-    Column("summary", Text, nullable=False, default="{}"),
-    Column("pid", Integer),
-)
-
-quarantined_plan = Table(
-    "quarantined_plan",
-    metadata,
-    Column("plan_id", String, primary_key=True),
-    Column("session", Text, nullable=False),
-    Column("revision", Text, nullable=False),
-    Column("window_key", Text, nullable=False),
-    Column("stage", String, nullable=False),
-    Column("reason", Text, nullable=False),
-    Column("path", Text),
-    Column("run_id", String, nullable=False),
-    Column("quarantined_at", Float, nullable=False),
-)
-
-store_key_index = Table(
-    "store_key_index",
-    metadata,
-    Column("store", Text, primary_key=True),
-    Column("location", Text, primary_key=True),
-    Column("inode", Integer, nullable=False),
-    Column("size", Integer, nullable=False),
-    Column("mtime_ns", Integer, nullable=False),
-    Column("ctime_ns", Integer, nullable=False),
-    Column("keys", Text, nullable=False),
-    Column("source", Text, nullable=False),
-)
+_SAVE_SESSION = _upsert("session_cache", (*_CACHE_COLUMNS, "read_at"), ("tool", "path", "locator"))
+_SAVE_KEYS = _upsert("store_key_index", ("store", *_KEY_COLUMNS), ("store", "location"))
+_SAVE_QUARANTINE = _upsert("quarantined_plan", QUARANTINE_FIELDS, ("plan_id",))
 
 
 def create_state_engine(path: Path) -> Engine:
-    """A SQLAlchemy engine on ``path`` with dreamd's SQLite settings."""
+    """A SQLAlchemy engine on ``path`` with dreamd's SQLite settings (for the migrations)."""
+    from sqlalchemy import create_engine
+
+    from dreamd.sqlite import tune_for_writers
+
     return tune_for_writers(create_engine(f"sqlite:///{path}"))
 
 
 class StateDB:
     """Typed access to the state database. Every method is one transaction."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.RLock()
+        self._connection: sqlite3.Connection | None = None
+        self._pid = 0
+
+    def _connect(self) -> sqlite3.Connection:
+        """This process's connection, opened on first use (again in a forked child)."""
+        if self._connection is None or self._pid != os.getpid():
+            self._connection = connect_for_writers(self.path)
+            self._pid = os.getpid()
+        return self._connection
+
+    def close(self) -> None:
+        """Close the connection; the next call opens a new one."""
+        with self._lock:
+            if self._connection is not None and self._pid == os.getpid():
+                self._connection.close()
+            self._connection = None
 
     @contextmanager
-    def transaction(self) -> Iterator[Connection]:
+    def transaction(self) -> Iterator[sqlite3.Connection]:
         """One ``BEGIN IMMEDIATE`` transaction; driver errors become ``StateError``."""
-        try:
-            with self.engine.begin() as connection:
+        with self._lock:
+            try:
+                connection = self._connect()
+                connection.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as error:
+                raise _state_error(error) from error
+            try:
                 yield connection
-        except SQLAlchemyError as error:
-            raise StateError(
-                f"state database error: {error.__class__.__name__}: {error}"
-            ) from error
+            except BaseException as failure:
+                connection.rollback()
+                if isinstance(failure, sqlite3.Error):
+                    raise _state_error(failure) from failure
+                raise
+            try:
+                connection.commit()
+            except sqlite3.Error as error:
+                connection.rollback()
+                raise _state_error(error) from error
 
     def load_session_cache(self) -> dict[CacheKey, SessionInfo]:
         """Every cached session, keyed by (tool, path, locator)."""
         with self.transaction() as connection:
-            rows = connection.execute(select(*_CACHE_COLUMNS)).all()
-        return {(row[0], row[2], row[3]): info_from_row(row) for row in rows}
+            rows = connection.execute(f"SELECT {', '.join(_CACHE_COLUMNS)} FROM session_cache")
+            return {(row[0], row[2], row[3]): info_from_row(row) for row in rows}
 
     def save_sessions(self, infos: Iterable[SessionInfo], *, now: datetime) -> None:
         """Insert or replace the cache rows of ``infos`` (those with a file version)."""
         rows = [row_from_info(info, now) for info in infos if info.file_version is not None]
-        if not rows:
-            return
-        statement = sqlite_insert(session_cache)
-        updates = {c.name: statement.excluded[c.name] for c in session_cache.columns}
-        with self.transaction() as connection:
-            connection.execute(
-                statement.on_conflict_do_update(
-                    index_elements=["tool", "path", "locator"], set_=updates
-                ),
-                rows,
-            )
+        if rows:
+            with self.transaction() as connection:
+                connection.executemany(_SAVE_SESSION, rows)
 
     def forget_sessions(self, keys: Iterable[CacheKey]) -> None:
         """Drop cache rows of sessions that are gone from disk."""
         batch = list(keys)
         with self.transaction() as connection:
-            for start in range(0, len(batch), 500):
-                chunk = batch[start : start + 500]
-                connection.execute(
-                    delete(session_cache).where(
-                        tuple_(
-                            session_cache.c.tool, session_cache.c.path, session_cache.c.locator
-                        ).in_(chunk)
-                    )
-                )
+            connection.executemany(
+                "DELETE FROM session_cache WHERE tool = ? AND path = ? AND locator = ?", batch
+            )
 
     def load_key_index(self, store: str) -> list[KeyRow]:
         """The key index of one store: which keys each file held at which version."""
-        columns = [store_key_index.c[name] for name in _KEY_COLUMNS]
-        query = select(*columns).where(store_key_index.c.store == store)
+        query = f"SELECT {', '.join(_KEY_COLUMNS)} FROM store_key_index WHERE store = ?"
         with self.transaction() as connection:
-            rows = connection.execute(query).all()
+            rows = connection.execute(query, (store,)).fetchall()
         return [(*row[:5], tuple(msgspec.json.decode(row[5])), row[6]) for row in rows]
 
     def save_key_index(self, store: str, changed: Iterable[KeyRow], gone: Iterable[str]) -> None:
@@ -235,115 +186,98 @@ class StateDB:
              "keys": msgspec.json.encode(sorted(row[5])).decode(), "source": row[6]}
             for row in changed
         ]  # fmt: skip
-        dropped = list(gone)
-        statement = sqlite_insert(store_key_index)
-        updates = {name: statement.excluded[name] for name in _KEY_COLUMNS[1:]}
+        dropped = [(store, location) for location in gone]
         with self.transaction() as connection:
-            for start in range(0, len(dropped), 500):
-                where = store_key_index.c.location.in_(dropped[start : start + 500])
-                connection.execute(
-                    delete(store_key_index).where(store_key_index.c.store == store, where)
-                )
-            if rows:
-                connection.execute(
-                    statement.on_conflict_do_update(
-                        index_elements=["store", "location"], set_=updates
-                    ),
-                    rows,
-                )
+            connection.executemany(
+                "DELETE FROM store_key_index WHERE store = ? AND location = ?", dropped
+            )
+            connection.executemany(_SAVE_KEYS, rows)
 
     def start_run(
         self, run_id: str, job: str, mode: str, now: datetime, *, pid: int | None = None
     ) -> None:
         """Record that a job run started in process ``pid`` (this one by default); its
         completion is recorded by ``finish_run``."""
-        values = {"run_id": run_id, "job": job, "mode": mode, "started_at": now.timestamp()}
         with self.transaction() as connection:
             connection.execute(
-                job_run.insert().values(**values, summary="{}", pid=pid or os.getpid())
+                "INSERT INTO job_run (run_id, job, mode, started_at, summary, pid) "
+                "VALUES (?, ?, ?, ?, '{}', ?)",
+                (run_id, job, mode, now.timestamp(), pid or os.getpid()),
             )
 
     def unfinished_runs(self) -> list[JobRun]:
         """Every run with no finish recorded (running, or its process died), oldest first."""
-        query = select(job_run).where(job_run.c.finished_at.is_(None))
-        with self.transaction() as connection:
-            rows = connection.execute(query.order_by(job_run.c.started_at)).all()
-        return [run_from_row(row) for row in rows]
+        return self._runs("WHERE finished_at IS NULL ORDER BY started_at")
 
     def finish_run(
         self, run_id: str, *, outcome: str, mode: str, summary: dict[str, Any], now: datetime
     ) -> None:
         """Record a run's completion: outcome, final mode and summary counts."""
+        encoded = msgspec.json.encode(summary).decode()
         with self.transaction() as connection:
             connection.execute(
-                job_run.update()
-                .where(job_run.c.run_id == run_id)
-                .values(
-                    finished_at=now.timestamp(),
-                    outcome=outcome,
-                    mode=mode,
-                    summary=msgspec.json.encode(summary).decode(),
-                )
+                "UPDATE job_run SET finished_at = ?, outcome = ?, mode = ?, summary = ? "
+                "WHERE run_id = ?",
+                (now.timestamp(), outcome, mode, encoded, run_id),
             )
 
     def run(self, run_id: str) -> JobRun | None:
         """One recorded run, or None."""
-        with self.transaction() as connection:
-            row = connection.execute(select(job_run).where(job_run.c.run_id == run_id)).first()
-        return None if row is None else run_from_row(row)
+        found = self._runs("WHERE run_id = ?", (run_id,))
+        return found[0] if found else None
 
     def runs(self, job: str | None = None, limit: int = 20) -> list[JobRun]:
         """The most recent runs, newest first."""
-        query = select(job_run).order_by(job_run.c.started_at.desc()).limit(limit)
-        if job is not None:
-            query = query.where(job_run.c.job == job)
-        with self.transaction() as connection:
-            return [run_from_row(row) for row in connection.execute(query)]
+        if job is None:
+            return self._runs("ORDER BY started_at DESC LIMIT ?", (limit,))
+        return self._runs("WHERE job = ? ORDER BY started_at DESC LIMIT ?", (job, limit))
 
     def runs_since(self, since: datetime | None = None, limit: int = 200) -> list[JobRun]:
         """Every run started at ``since`` or later (all when None), newest first."""
-        query = select(job_run).order_by(job_run.c.started_at.desc()).limit(limit)
-        if since is not None:
-            query = query.where(job_run.c.started_at >= since.timestamp())
+        if since is None:
+            return self.runs(limit=limit)
+        query = "WHERE started_at >= ? ORDER BY started_at DESC LIMIT ?"
+        return self._runs(query, (since.timestamp(), limit))
+
+    def _runs(self, clause: str, parameters: tuple[Any, ...] = ()) -> list[JobRun]:
         with self.transaction() as connection:
-            return [run_from_row(row) for row in connection.execute(query)]
+            cursor = connection.cursor()
+            cursor.row_factory = sqlite3.Row
+            rows = cursor.execute(f"SELECT * FROM job_run {clause}", parameters).fetchall()
+        return [run_from_row(row) for row in rows]
 
     def run_ids(self, prefix: str) -> list[str]:
         """The IDs of the recorded runs that start with ``prefix``, sorted."""
         escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-        query = (
-            select(job_run.c.run_id)
-            .where(job_run.c.run_id.like(f"{escaped}%", escape="\\"))
-            .order_by(job_run.c.run_id)
-        )
+        query = "SELECT run_id FROM job_run WHERE run_id LIKE ? ESCAPE '\\' ORDER BY run_id"
         with self.transaction() as connection:
-            return [str(row[0]) for row in connection.execute(query)]
+            return [str(row[0]) for row in connection.execute(query, (f"{escaped}%",))]
 
     def earliest_run_start(self) -> datetime | None:
         """When dreamd first recorded a run of anything (the service counts): its install date."""
         with self.transaction() as connection:
-            first = connection.execute(select(func.min(job_run.c.started_at))).scalar()
+            (first,) = connection.execute("SELECT min(started_at) FROM job_run").fetchone()
         return moment(first)
 
     def quarantine_plan(self, plan: QuarantinedPlan) -> None:
         """Record (or record again, with the newest reason) a quarantined plan."""
         values = {name: getattr(plan, name) for name in QUARANTINE_FIELDS}
         values["quarantined_at"] = plan.quarantined_at.timestamp()
-        statement = sqlite_insert(quarantined_plan).values(**values)
         with self.transaction() as connection:
-            connection.execute(
-                statement.on_conflict_do_update(index_elements=["plan_id"], set_=values)
-            )
+            connection.execute(_SAVE_QUARANTINE, values)
 
     def quarantined_plans(self) -> list[QuarantinedPlan]:
         """Every quarantined plan, newest first."""
-        query = select(quarantined_plan).order_by(quarantined_plan.c.quarantined_at.desc())
+        query = (
+            f"SELECT {', '.join(QUARANTINE_FIELDS)} FROM quarantined_plan "
+            "ORDER BY quarantined_at DESC"
+        )
         with self.transaction() as connection:
-            rows = connection.execute(query).all()
+            rows = connection.execute(query).fetchall()
         return [
             QuarantinedPlan(
-                **{name: getattr(row, name) for name in QUARANTINE_FIELDS[:-1]},
-                quarantined_at=datetime.fromtimestamp(row.quarantined_at, tz=UTC),
+                **dict(zip(QUARANTINE_FIELDS[:-1], row[:-1], strict=True)),
+                quarantined_at=datetime.fromtimestamp(row[-1], tz=UTC),
             )
             for row in rows
         ]
@@ -352,13 +286,11 @@ class StateDB:
         """The host's cursor document and its version (0 and an empty document at first)."""
         with self.transaction() as connection:
             row = connection.execute(
-                select(collector_cursor.c.version, collector_cursor.c.document).where(
-                    collector_cursor.c.host == host
-                )
-            ).first()
+                "SELECT version, document FROM collector_cursor WHERE host = ?", (host,)
+            ).fetchone()
         if row is None:
             return 0, {}
-        return int(row.version), msgspec.json.decode(row.document)
+        return int(row[0]), msgspec.json.decode(row[1])
 
     def save_cursor(
         self, host: str, document: dict[str, Any], *, expected: int, now: datetime
@@ -372,37 +304,25 @@ class StateDB:
         encoded = msgspec.json.encode(document).decode()
         with self.transaction() as connection:
             row = connection.execute(
-                select(collector_cursor.c.version).where(collector_cursor.c.host == host)
-            ).first()
-            current = 0 if row is None else int(row.version)
+                "SELECT version FROM collector_cursor WHERE host = ?", (host,)
+            ).fetchone()
+            current = 0 if row is None else int(row[0])
             if current != expected:
                 raise Refused(
                     f"the cursor of {host} changed while this run worked "
                     f"(version {current}, expected {expected}): stopping without overwriting it"
                 )
-            values = {"version": current + 1, "document": encoded, "updated_at": now.timestamp()}
-            if row is None:
-                connection.execute(collector_cursor.insert().values(host=host, **values))
-            else:
-                mine = collector_cursor.c.host == host
-                connection.execute(collector_cursor.update().where(mine).values(**values))
+            connection.execute(
+                "INSERT INTO collector_cursor (host, version, document, updated_at) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (host) DO UPDATE SET version = excluded.version, "
+                "document = excluded.document, updated_at = excluded.updated_at",
+                (host, current + 1, encoded, now.timestamp()),
+            )
         return current + 1
 
 
-#: Columns in ``SessionInfo`` field order, the file version's five spliced in.
-_CACHE_COLUMNS = tuple(
-    session_cache.c[name]
-    for name in (
-        "tool", "session_id", "path", "locator",
-        "device", "inode", "size", "mtime_ns", "marker",
-        "activity_at", "project", "first_message_at", "last_message_at",
-        "messages", "user_messages", "revision", "machine_opening", "human_replies",
-        "unresolved", "damaged_lines", "notes",
-    )
-)  # fmt: skip
-
-
-_KEY_COLUMNS = ("location", "inode", "size", "mtime_ns", "ctime_ns", "keys", "source")
+def _state_error(error: sqlite3.Error) -> StateError:
+    return StateError(f"state database error: {error.__class__.__name__}: {error}")
 
 
 def open_state(path: Path) -> StateDB:
@@ -417,25 +337,39 @@ def open_state(path: Path) -> StateDB:
         shown = [str(p.relative_to(path.parent)) for p in tightened[:_SHOWN_PATHS]]
         folder, count = str(path.parent), len(tightened)
         log.warning("state.permissions.tightened", folder=folder, count=count, paths=shown)
+    state = StateDB(path)
+    try:
+        with state.transaction() as connection:
+            revision = current_revision(connection)
+    except StateError as error:
+        state.close()
+        raise StateError(f"cannot open the state database {path}: {error}") from error
+    if revision != HEAD_REVISION:
+        _upgrade(path)
+    return state
+
+
+def _upgrade(path: Path) -> None:
+    """Run the Alembic migrations up to head (the only path that loads SQLAlchemy)."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from dreamd.migrations.runner import upgrade
+
     engine = create_state_engine(path)
     try:
-        if current_revision(engine) != HEAD_REVISION:
-            from dreamd.migrations.runner import upgrade
-
-            upgrade(engine)
+        upgrade(engine)
     except SQLAlchemyError as error:
-        engine.dispose()
         raise StateError(f"cannot open the state database {path}: {error}") from error
-    return StateDB(engine)
+    finally:
+        engine.dispose()
 
 
-def current_revision(engine: Engine) -> str | None:
+def current_revision(connection: sqlite3.Connection) -> str | None:
     """The Alembic revision the file is at (None for a new file)."""
-    with engine.connect() as connection:
-        exists = connection.exec_driver_sql(
-            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='alembic_version'"
-        ).first()
-        if exists is None:
-            return None
-        row = connection.exec_driver_sql("SELECT version_num FROM alembic_version").first()
-        return None if row is None else str(row[0])
+    exists = connection.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'alembic_version'"
+    ).fetchone()
+    if exists is None:
+        return None
+    row = connection.execute("SELECT version_num FROM alembic_version").fetchone()
+    return None if row is None else str(row[0])

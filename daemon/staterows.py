@@ -71,15 +71,16 @@ class JobRun:
 
 
 def run_from_row(row: Any) -> JobRun:
+    """A ``JobRun`` from a ``job_run`` row read by column name."""
     return JobRun(
-        run_id=row.run_id,
-        job=row.job,
-        mode=row.mode,
-        started_at=datetime.fromtimestamp(row.started_at, tz=UTC),
-        finished_at=moment(row.finished_at),
-        outcome=row.outcome,
-        summary=msgspec.json.decode(row.summary or "{}"),
-        pid=row.pid,
+        run_id=row["run_id"],
+        job=row["job"],
+        mode=row["mode"],
+        started_at=datetime.fromtimestamp(row["started_at"], tz=UTC),
+        finished_at=moment(row["finished_at"]),
+        outcome=row["outcome"],
+        summary=msgspec.json.decode(row["summary"] or "{}"),
+        pid=row["pid"],
     )
 
 

@@ -20,12 +20,12 @@ _DEFAULT_DRIVERS = {"mysql": ("MySQLdb", "mysqlclient"), "mariadb": ("MySQLdb", 
 
 def url_problem(table: Any, listed: bool) -> tuple[str, str] | None:
     """A URL that does not parse, or names a database whose driver is not installed."""
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
-
     raw = getattr(table, "url", None)
     if raw is None:
         return None
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError
+
     try:
         url = make_url(raw)
     except (ArgumentError, ValueError):
@@ -64,11 +64,11 @@ def _driver_missing(drivername: str, backend: str) -> str:
 
 def url_place_problem(table: Any, home: Path) -> tuple[str, str] | None:
     """A SQLite file whose folder does not exist (dreamd never creates it)."""
-    from sqlalchemy.engine import make_url
-
     raw = getattr(table, "url", None)
     if raw is None:
         return None
+    from sqlalchemy.engine import make_url
+
     url = make_url(raw)  # url_problem ran first: it parses
     if url.get_backend_name() != "sqlite" or not url.database or url.database == ":memory:":
         return None

@@ -42,10 +42,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import structlog
 import yaml
 
-from dreamd.agentdirs import claude_dir
 from dreamd.errors import StoreError
 from dreamd.fs import (
     digest,
@@ -57,6 +55,7 @@ from dreamd.fs import (
     slugify,
 )
 from dreamd.fswrite import exclusive_lock, replace_file, sweep_temps, write_new
+from dreamd.logs import get_logger
 
 from ._item import MemoryItem, Receipt
 from ._keyindex import (
@@ -71,9 +70,8 @@ from ._keyindex import (
 )
 from ._known import folder_memories
 from ._protocol import Capabilities, HeldItem, KnownMemory
-from ._registry import StoreContext, StoreSpec, StoreTable
 from ._topicparse import index_fields, parse_item, stored_op_keys, update_keys
-from .claude_folder import MemoryLocation, locate_memory_folder, managed_settings_path
+from .claudespec import SPEC, ClaudeMemoryTable, memory_folder_for
 from .memory import ITEM_FIELDS
 
 __all__ = [
@@ -111,7 +109,7 @@ _SLUG_FILLERS = frozenset(
     | {"are", "be", "was", "it", "its", "this", "that", "we", "you", "i"}
 )
 
-log = structlog.get_logger("dreamd.stores")
+log = get_logger("dreamd.stores")
 
 _OPENING = "---"
 _BASE_DUMPER: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -387,46 +385,3 @@ def render_item(op_key: str, item: MemoryItem, *, updates: Sequence[str] = ()) -
 def origin_session(source: str) -> str:
     """The session of ``source:<tool>:<machine>:<session>``: Claude Code's ``originSessionId``."""
     return source.split(":", 3)[3]
-
-
-# --- the registry's entry ----------------------------------------------------------------------
-
-
-class ClaudeMemoryTable(StoreTable):
-    """``[stores.claude-memory]``: nothing to set yet (the folder follows Claude Code's own)."""
-
-
-def memory_folder_for(project: str, context: StoreContext) -> MemoryLocation:
-    """Where Claude Code keeps the auto memory of a session started in ``project``.
-
-    The main worktree's folder under the config dir, or the folder Claude
-    Code's settings name, or none when they turn auto memory off
-    (``stores.claude_folder``).
-    """
-    return locate_memory_folder(
-        project,
-        claude=claude_dir(context.env, context.home),
-        env=context.env,
-        home=context.home,
-        known=context.claude_projects,
-        managed=managed_settings_path(),
-    )
-
-
-def _open(
-    table: ClaudeMemoryTable, context: StoreContext, project: str | None, create: bool
-) -> ClaudeMemoryStore | None:
-    if not project:
-        return None
-    where = memory_folder_for(project, context)
-    if where.note is not None:
-        log.warning("store.claude_memory.assumed", project=project, note=where.note)
-    if where.folder is None:
-        return None
-    return ClaudeMemoryStore(where.folder, index=context.key_index)
-
-
-#: The registry's entry (``dreamd.stores.registry``): one folder per session's project.
-SPEC = StoreSpec(
-    name="claude-memory", table=ClaudeMemoryTable, gate="folder", per_project=True, open=_open
-)

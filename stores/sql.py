@@ -40,7 +40,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Engine, Row, select
@@ -59,7 +58,6 @@ from ._postgres import (
     try_lease,
 )
 from ._protocol import Capabilities, HeldItem, KnownMemory
-from ._registry import StoreContext, StoreSpec, StoreTable
 from ._sqlengine import drop_connection, open_engine, reason, shown
 from ._sqlrows import (
     check_key,
@@ -84,8 +82,8 @@ from ._sqlschema import (
     schema_steps,
     schema_version,
 )
-from ._sqlurl import url_place_problem, url_problem
 from .memory import ITEM_FIELDS, known_memory
+from .sqlspec import SPEC, SqlTable, default_url
 
 __all__ = [
     "MIGRATIONS",
@@ -372,40 +370,3 @@ class SqlStore:
         """The receipt for ``op_key`` (the row's own key by default) and the row as it is."""
         key = row.op_key if op_key is None else op_key
         return Receipt(self.name, key, f"memory_item/{row.id}", row_digest(row))
-
-
-# --- the registry's entry ----------------------------------------------------------------------
-
-
-class SqlTable(StoreTable):
-    """``[stores.sql]``: a SQLAlchemy URL (SQLite in the data dir by default; PostgreSQL
-    to share one store between machines)."""
-
-    url: str | None = None
-
-
-def default_url(table: SqlTable, data_dir: Path) -> str:
-    """The store's URL: ``[stores.sql] url``, else SQLite in the data dir."""
-    return table.url or f"sqlite:///{data_dir / 'memory.db'}"
-
-
-def _open(
-    table: SqlTable, context: StoreContext, project: str | None, create: bool
-) -> SqlStore | None:
-    url = default_url(table, context.data_dir)
-    never_written = url.startswith("sqlite:///") and not Path(url[10:]).exists()
-    if not create and never_written:
-        return None  # a store nothing was ever planted into: nothing to gate
-    return SqlStore(url, host=context.machine)
-
-
-#: The registry's entry (``dreamd.stores.registry``): one store for every session.
-SPEC = StoreSpec(
-    name="sql",
-    table=SqlTable,
-    gate="rows",
-    per_project=False,
-    open=_open,
-    check=url_problem,
-    check_place=url_place_problem,
-)

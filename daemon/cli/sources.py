@@ -13,7 +13,7 @@ from dreamd.catalog import Catalog
 from dreamd.cli.common import ErrorGroup, config_option, open_settings
 from dreamd.collect.cursordoc import import_cursor
 from dreamd.collect.cursorstate import selection_view
-from dreamd.jobs import live_ids_from_env, selection_policy
+from dreamd.collect.policy import live_ids_from_env, selection_policy
 from dreamd.readers import READERS
 from dreamd.render import (
     Progress,

@@ -11,7 +11,7 @@ import click
 
 from dreamd.cli.common import config_option, open_settings
 from dreamd.render import dump_json, fit_text
-from dreamd.service.runner import local_timezone
+from dreamd.schedule import local_timezone
 from dreamd.service.status import status_document
 from dreamd.service.statustext import status_text
 

@@ -39,12 +39,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal
 
-from dreamd.collect.collector import CollectResult
 from dreamd.config import Config
 from dreamd.selection import SELECTABLE
 
 if TYPE_CHECKING:
     from apscheduler.triggers.cron import CronTrigger
+
+    from dreamd.collect.collector import CollectResult
 
 __all__ = [
     "COLLECT_NICENESS",

@@ -17,7 +17,13 @@ from typing import Literal
 
 from dreamd.progress import NO_PROGRESS, JobProgress
 
+#: A memory folder's index and the archive of entries the index had no room for.
+INDEX_NAME = "MEMORY.md"
+ARCHIVE_NAME = "MEMORY-ARCHIVE.md"
+
 __all__ = [
+    "ARCHIVE_NAME",
+    "INDEX_NAME",
     "MEMORY_TYPES",
     "Action",
     "Classification",

@@ -25,8 +25,8 @@ from typing import Any
 import msgspec
 
 from dreamd.dream import proposal
-from dreamd.dream.folder.inventory import ARCHIVE_NAME, INDEX_NAME
-from dreamd.dream.gates.folder import GateDecision
+from dreamd.dream.gates.decision import GateDecision
+from dreamd.dream.model import ARCHIVE_NAME, INDEX_NAME
 from dreamd.fs import digest, sha256_of
 from dreamd.fswrite import atomic_write, private_folder
 

@@ -18,9 +18,6 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import Column, Integer, MetaData, Table, Text, delete, select
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-
 from dreamd.dream.folder.staleness import memory_path_texts
 from dreamd.errors import StateError
 from dreamd.logs import get_logger
@@ -33,15 +30,14 @@ log = get_logger("dreamd.dream")
 #: A transcript's file version: (device, inode, size, mtime in ns).
 Version = tuple[int, int, int, int]
 
-transcript_reads = Table(
-    "transcript_reads",
-    MetaData(),
-    Column("path", Text, primary_key=True),
-    Column("device", Integer, nullable=False),
-    Column("inode", Integer, nullable=False),
-    Column("size", Integer, nullable=False),
-    Column("mtime_ns", Integer, nullable=False),
-    Column("memory_paths", Text, nullable=False),
+#: The cache's table (migration 0008): one row per transcript path, at the version scanned.
+_COLUMNS = ("path", "device", "inode", "size", "mtime_ns", "memory_paths")
+_SELECT = f"SELECT {', '.join(_COLUMNS)} FROM transcript_reads"
+_UPSERT = (
+    f"INSERT INTO transcript_reads ({', '.join(_COLUMNS)}) "
+    f"VALUES ({', '.join(':' + name for name in _COLUMNS)}) "
+    "ON CONFLICT (path) DO UPDATE SET "
+    + ", ".join(f"{name} = excluded.{name}" for name in _COLUMNS[1:])
 )
 
 
@@ -126,16 +122,13 @@ def _scan(path: str) -> Scanned | None:
 def _load(state: StateDB) -> dict[str, Scanned]:
     try:
         with state.transaction() as connection:
-            rows = connection.execute(select(transcript_reads)).all()
+            rows = connection.execute(_SELECT).fetchall()
     except StateError:
         log.exception("dream.read_evidence.unreadable")
         return {}
     return {
-        row.path: Scanned(
-            (row.device, row.inode, row.size, row.mtime_ns),
-            tuple(row.memory_paths.split("\n")) if row.memory_paths else (),
-        )
-        for row in rows
+        path: Scanned((device, inode, size, mtime_ns), tuple(paths.split("\n")) if paths else ())
+        for path, device, inode, size, mtime_ns, paths in rows
     }
 
 
@@ -155,20 +148,10 @@ def _save(state: StateDB, changed: Mapping[str, Scanned], gone: Collection[str])
         }
         for path, s in changed.items()
     ]
-    statement = sqlite_insert(transcript_reads)
-    upsert = statement.on_conflict_do_update(
-        index_elements=["path"],
-        set_={c.name: statement.excluded[c.name] for c in transcript_reads.columns},
-    )
-    stale = list(gone)
+    stale = [(path,) for path in gone]
     try:
         with state.transaction() as connection:
-            if rows:
-                connection.execute(upsert, rows)
-            for start in range(0, len(stale), 500):
-                chunk = stale[start : start + 500]
-                connection.execute(
-                    delete(transcript_reads).where(transcript_reads.c.path.in_(chunk))
-                )
+            connection.executemany(_UPSERT, rows)
+            connection.executemany("DELETE FROM transcript_reads WHERE path = ?", stale)
     except StateError:
         log.exception("dream.read_evidence.unsaved", changed=len(rows), gone=len(stale))

@@ -38,13 +38,14 @@ import os
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
-from typing import Any, NamedTuple
-
-from structlog.typing import EventDict
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from dreamd.secrets.patterns import KINDS, PRIORITY, raw_matches
 from dreamd.secrets.values import KeyStrength, is_sensitive_key, key_strength
 from dreamd.stores import MemoryItem
+
+if TYPE_CHECKING:
+    from structlog.typing import EventDict
 
 __all__ = [
     "KINDS",

@@ -57,7 +57,7 @@ from dreamd.lock import ProcessLock
 from dreamd.logs import get_logger
 from dreamd.progress import counter
 from dreamd.runrecord import close_interrupted
-from dreamd.schedule import is_missed, parse_schedule, previous_fire, resumed
+from dreamd.schedule import is_missed, local_timezone, parse_schedule, previous_fire, resumed
 from dreamd.service.heartbeat import Heartbeat, SystemdReporter, idle_status, stall_limit
 from dreamd.service.notify import Notifier, watchdog_interval
 from dreamd.service.watcher import DirtyPaths, TranscriptWatcher
@@ -80,13 +80,6 @@ class ServiceTiming:
     debounce: float = 2.0  # a path is reported once quiet this long
     reconcile: float = 1800.0  # a full scan this often, whatever the watcher says
     lock_wait: float = 3600.0  # how long a job waits for a hand-started one
-
-
-def local_timezone() -> tzinfo:
-    """The machine's local time zone (schedules are local time)."""
-    zone = datetime.now().astimezone().tzinfo
-    assert zone is not None
-    return zone
 
 
 class Service:

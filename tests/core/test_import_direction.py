@@ -30,6 +30,7 @@ BASE = (
     "dreamd.agentdirs",
     "dreamd.gitroot",
     "dreamd.secrets",
+    "dreamd.logs",  # every layer logs; structlog is loaded on the first line
 )
 #: The application's core every job may use: settings, state, logs, locks, selection.
 CORE = (
@@ -39,7 +40,6 @@ CORE = (
     "dreamd.sqlite",
     "dreamd.staterows",
     "dreamd.migrations",
-    "dreamd.logs",
     "dreamd.lock",
     "dreamd.catalog",
     "dreamd.selection",
@@ -71,7 +71,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("dreamd.sqlite", ()),
     ("dreamd.staterows", ("dreamd.sessioninfo", "dreamd.readers")),
     ("dreamd.schedule", ()),
-    ("dreamd.logs", ()),
+    ("dreamd.logs", ("dreamd.secrets",)),  # the redaction of every line
     ("dreamd.lock", ()),
     ("dreamd.progress", ()),
     ("dreamd.migrations", ()),

@@ -77,12 +77,11 @@ def test_the_state_database_and_its_wal_and_shm_are_private(
     tmp_path: Path, umask_022: None
 ) -> None:
     state = open_state(tmp_path / "data" / "state.db")
-    with state.engine.connect() as connection:  # a reader holds the WAL and shared memory open
-        connection.exec_driver_sql("CREATE TABLE probe (x)")
-        connection.exec_driver_sql("INSERT INTO probe VALUES (1)")
-        connection.commit()
-        files = {p.name: stat.S_IMODE(p.stat().st_mode) for p in (tmp_path / "data").iterdir()}
-    state.engine.dispose()
+    with state.transaction() as connection:  # the connection holds the WAL and shared memory open
+        connection.execute("CREATE TABLE probe (x)")
+        connection.execute("INSERT INTO probe VALUES (1)")
+    files = {p.name: stat.S_IMODE(p.stat().st_mode) for p in (tmp_path / "data").iterdir()}
+    state.close()
     assert files["state.db-wal"] == files["state.db-shm"] == files["state.db"] == 0o600
     assert stat.S_IMODE((tmp_path / "data").stat().st_mode) == 0o700
 

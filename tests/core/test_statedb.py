@@ -102,8 +102,8 @@ def _bump(path: str, rounds: int) -> None:
     db = open_state(Path(path))
     for _ in range(rounds):
         with db.transaction() as connection:
-            current = connection.exec_driver_sql("SELECT messages FROM session_cache").scalar_one()
-            connection.exec_driver_sql("UPDATE session_cache SET messages = ?", (current + 1,))
+            (current,) = connection.execute("SELECT messages FROM session_cache").fetchone()
+            connection.execute("UPDATE session_cache SET messages = ?", (current + 1,))
 
 
 def test_concurrent_read_modify_write_loses_nothing(tmp_path: Path) -> None:

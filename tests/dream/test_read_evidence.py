@@ -11,9 +11,7 @@ import os
 import time
 from pathlib import Path
 
-from sqlalchemy import update
-
-from dreamd.dream.readevidence import reads_in, recent_reads, to_rescan, transcript_reads
+from dreamd.dream.readevidence import reads_in, recent_reads, to_rescan
 from dreamd.statedb import StateDB, open_state
 from tests.process import run_dreamd
 
@@ -46,8 +44,8 @@ def reading(target: str, session: str = "s1") -> str:
 
 def rows(state: StateDB) -> dict[str, str]:
     with state.transaction() as connection:
-        found = connection.execute(transcript_reads.select()).all()
-    return {row.path: row.memory_paths for row in found}
+        found = connection.execute("SELECT path, memory_paths FROM transcript_reads").fetchall()
+    return dict(found)
 
 
 # --------------------------------------------------------------------------- the cache itself
@@ -60,7 +58,7 @@ def test_an_unchanged_transcript_is_answered_from_the_cache(tmp_path: Path) -> N
     assert recent_reads([one], CUTOFF, state) == {Path("/h/p/memory/a.md")}
     assert rows(state) == {str(one): "/h/p/memory/a.md"}
     with state.transaction() as connection:
-        connection.execute(update(transcript_reads).values(memory_paths="/h/p/memory/cached.md"))
+        connection.execute("UPDATE transcript_reads SET memory_paths = '/h/p/memory/cached.md'")
     assert recent_reads([one], CUTOFF, state) == {Path("/h/p/memory/cached.md")}
 
 

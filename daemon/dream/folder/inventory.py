@@ -39,7 +39,14 @@ import yaml
 
 from dreamd.dream.folder.layers import is_read_only
 from dreamd.dream.folder.links import not_own_file
-from dreamd.dream.model import MEMORY_TYPES, MemoryFile, MemoryFolder, MemoryType
+from dreamd.dream.model import (
+    ARCHIVE_NAME,
+    INDEX_NAME,
+    MEMORY_TYPES,
+    MemoryFile,
+    MemoryFolder,
+    MemoryType,
+)
 from dreamd.errors import DreamdError
 from dreamd.fs import read_regular
 
@@ -55,9 +62,6 @@ __all__ = [
     "parse_memory_file",
     "split_front_matter",
 ]
-
-INDEX_NAME = "MEMORY.md"
-ARCHIVE_NAME = "MEMORY-ARCHIVE.md"
 
 #: A topic file this large is not a memory; reading it whole would stall a run.
 MAX_TOPIC_FILE_BYTES = 16 * 1024 * 1024

@@ -32,13 +32,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Literal
 
 import yaml
 
 from dreamd.dream.execute import Executor, sha256_of
 from dreamd.dream.folder.inventory import is_topic_file_name, parse_memory_file
 from dreamd.dream.folder.repoview import RepoView
+from dreamd.dream.gates.decision import INBOX, GateDecision, Verdict
 from dreamd.dream.gates.inbox import (
     MAX_INBOX_ITEM_BYTES,
     SAFE_LOADER,
@@ -69,12 +69,8 @@ __all__ = [
     "target_name",
 ]
 
-#: The subfolder the collector plants into (``stores.claude_memory.INBOX``).
-INBOX = ".inbox"
 #: How many ``-N`` suffixes to try for an accepted item's name.
 MAX_NAME_SUFFIX = 10_000
-
-Verdict = Literal["accept", "merge", "reject"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,35 +84,6 @@ class InboxItem:
     @property
     def name(self) -> str:
         return self.path.name
-
-
-@dataclass(frozen=True, slots=True)
-class GateDecision:
-    """What the gate decided for one inbox file, and why.
-
-    ``target`` is the folder file an accepted item becomes or a merged one
-    goes into (None for a rejection); ``content`` the bytes that file gets;
-    ``expected_sha256`` the bytes the target must hold when the decision is
-    applied (None: it must not exist), so a memory edited since is never
-    overwritten.
-    """
-
-    item: str  # inbox file name
-    path: Path  # the inbox file
-    verdict: Verdict
-    reason: str
-    target: str | None = None
-    content: bytes | None = None
-    expected_sha256: str | None = None
-
-    def line(self) -> str:
-        """The decision as one report line."""
-        where = f"{INBOX}/{self.item}"
-        if self.verdict == "accept":
-            return f"accepted {where} as {self.target}: {self.reason}"
-        if self.verdict == "merge":
-            return f"merged {where} into {self.target}: {self.reason}"
-        return f"rejected {where}: {self.reason}"
 
 
 # --- deciding --------------------------------------------------------------------------------

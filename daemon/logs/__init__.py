@@ -20,21 +20,14 @@ journald every line stays one JSON object.
 from __future__ import annotations
 
 import io
-import json
 import logging
 import logging.handlers
 import os
 import sys
 import warnings
-from collections.abc import Mapping
-from datetime import datetime
 from io import TextIOWrapper
 from pathlib import Path
 from typing import Any, TextIO, cast
-
-import structlog
-from structlog.tracebacks import ExceptionDictTransformer
-from structlog.typing import EventDict, Processor
 
 from dreamd.fswrite import PRIVATE_FILE, append_private, private_folder
 
@@ -44,56 +37,61 @@ __all__ = [
     "journal_stream_is",
     "log_file_setting",
     "log_warning",
-    "readable_line",
 ]
 
-#: syslog priorities by level name, for journald's ``<N>`` line prefix.
-_PRIORITIES: Mapping[str, int] = {
-    "critical": 2,
-    "error": 3,
-    "warning": 4,
-    "info": 6,
-    "debug": 7,
-}
+#: Set by ``configure_logging``: structlog is configured when the first line is logged.
+_structlog_pending = False
+
+
+def _structlog() -> Any:
+    """structlog, imported (and configured, when ``configure_logging`` asked) on first use."""
+    global _structlog_pending
+    import structlog
+
+    if _structlog_pending:
+        from dreamd.logs.format import configure_structlog
+
+        _structlog_pending = False
+        configure_structlog()
+    return structlog
+
+
+class _Logger:
+    """A structlog logger that imports structlog only when it first logs or binds."""
+
+    __slots__ = ("_name", "_real")
+
+    def __init__(self, name: str | None) -> None:
+        self._name = name
+        self._real: Any = None
+
+    def __getattr__(self, attribute: str) -> Any:
+        if self._real is None or _structlog_pending:
+            structlog = _structlog()
+            self._real = structlog.get_logger(self._name) if self._name else structlog.get_logger()
+        return getattr(self._real, attribute)
 
 
 def get_logger(name: str | None = None) -> Any:
-    """A structlog logger (the name becomes the ``logger`` field)."""
-    return structlog.get_logger(name) if name else structlog.get_logger()
+    """A structlog logger (the name becomes the ``logger`` field), loaded on first use."""
+    return _Logger(name)
 
 
-class _JournaldFormatter(structlog.stdlib.ProcessorFormatter):
-    """Prefix each JSON line with ``<N>``, its syslog priority, for journald."""
+class _DeferredFormatter(logging.Formatter):
+    """The handler's formatter, built (importing structlog) when the first record arrives."""
+
+    def __init__(self, *, journald: bool, readable: bool) -> None:
+        super().__init__()
+        self._options = {"journald": journald, "readable": readable}
+        self._real: logging.Formatter | None = None
 
     def format(self, record: logging.LogRecord) -> str:
-        priority = _PRIORITIES.get(record.levelname.lower(), 6)
-        return f"<{priority}>{super().format(record)}"
+        if self._real is None:
+            from dreamd.logs.format import formatter
 
-
-_LEADING_KEYS = ("ts", "level", "event", "run_id", "logger")
-
-
-def _lead_with_core_keys(_logger: Any, _name: str, event_dict: EventDict) -> EventDict:
-    """Put ``ts``, ``level``, ``event``, ``run_id`` first so lines read well unparsed."""
-    ordered = {key: event_dict.pop(key) for key in _LEADING_KEYS if key in event_dict}
-    ordered.update(event_dict)
-    return ordered
-
-
-def _redact(logger: Any, name: str, event_dict: EventDict) -> EventDict:
-    """No credential-shaped value reaches a log line, whoever logged it."""
-    from dreamd.secrets import redact_log_event  # imported late: a heavy regex set
-
-    return redact_log_event(logger, name, event_dict)
-
-
-def _shared_processors() -> list[Processor]:
-    return [
-        structlog.contextvars.merge_contextvars,
-        structlog.stdlib.add_log_level,
-        structlog.stdlib.add_logger_name,
-        structlog.processors.TimeStamper(fmt="iso", utc=True, key="ts"),
-    ]
+            _structlog()
+            self._real = formatter(**self._options)
+        return self._real.format(record)
 
 
 def journal_stream_is(value: str | None, stream: TextIO) -> bool:
@@ -109,36 +107,6 @@ def journal_stream_is(value: str | None, stream: TextIO) -> bool:
         return (status.st_dev, status.st_ino) == (int(device), int(inode))
     except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
         return False
-
-
-#: Fields a terminal line never repeats (they lead it, or they are noise there).
-_READABLE_SKIP = frozenset({"ts", "level", "event", "logger", "run_id"})
-#: At most this many of an event's own fields on a terminal line, each shortened.
-_READABLE_FIELDS, _READABLE_VALUE = 5, 60
-
-
-def readable_line(_logger: Any, _name: str, event_dict: EventDict) -> str:
-    """One log event for a person at a terminal: ``02:30:01 info  collect.completed  mode=apply
-    outcome=ok …`` (local time, level, event, a few short fields; the exception last)."""
-    ts = str(event_dict.get("ts", ""))
-    try:
-        clock = datetime.fromisoformat(ts.replace("Z", "+00:00")).astimezone().strftime("%H:%M:%S")
-    except ValueError:
-        clock = ts[11:19]
-    level = str(event_dict.get("level", "info"))
-    fields = [(k, v) for k, v in event_dict.items() if k not in _READABLE_SKIP and k != "exception"]
-    shown = []
-    for key, value in fields[:_READABLE_FIELDS]:
-        text = value if isinstance(value, str) else json.dumps(value, default=str)
-        if len(text) > _READABLE_VALUE:
-            text = text[: _READABLE_VALUE - 1] + "…"
-        shown.append(f"{key}={text}")
-    more = f" (+{len(fields) - _READABLE_FIELDS} more)" if len(fields) > _READABLE_FIELDS else ""
-    line = f"{clock} {level:<7} {event_dict.get('event', '')}  {' '.join(shown)}{more}".rstrip()
-    exception = event_dict.get("exception")
-    if exception:
-        line += "\n  " + json.dumps(exception, default=str)[:2000]
-    return line
 
 
 def log_file_setting(option: Path | None, configured: str) -> Path | None:
@@ -209,7 +177,7 @@ def configure_logging(
     """Send every log line, dreamd's and the libraries', as JSON to one place.
 
     ``readable``: a person reads ``stream`` at a terminal; lines are
-    :func:`readable_line`'s instead of JSON (never for a file or the journal).
+    ``dreamd.logs.format.readable_line``'s instead of JSON (never for a file or the journal).
 
     ``log_file`` wins over ``stream``: the file rotates at
     ``max_bytes`` (10 MB), keeping ``backup_count`` (5) old files, and its lines carry no
@@ -222,23 +190,9 @@ def configure_logging(
         handler, tightened = _rotating_file(target, max_bytes, backup_count)
     else:
         handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
-    formatter_class = (
-        _JournaldFormatter if journald and target is None else structlog.stdlib.ProcessorFormatter
-    )
+    in_file = target is not None
     handler.setFormatter(
-        formatter_class(
-            foreign_pre_chain=_shared_processors(),
-            processors=[
-                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
-                _lead_with_core_keys,
-                structlog.processors.ExceptionRenderer(ExceptionDictTransformer(show_locals=False)),
-                # After the exception is rendered: its message may quote a credential too.
-                _redact,
-                readable_line
-                if readable and target is None and not journald
-                else structlog.processors.JSONRenderer(sort_keys=False),
-            ],
-        )
+        _DeferredFormatter(journald=journald and not in_file, readable=readable and not in_file)
     )
     root = logging.getLogger()
     for old in list(root.handlers):
@@ -253,15 +207,7 @@ def configure_logging(
         logging.getLogger(library).setLevel(chatty)
     logging.captureWarnings(True)  # the py.warnings logger, for anything that looks for it
     warnings.showwarning = log_warning
-    structlog.configure(
-        processors=[
-            *_shared_processors(),
-            structlog.stdlib.PositionalArgumentsFormatter(),
-            structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
-        ],
-        logger_factory=structlog.stdlib.LoggerFactory(),
-        wrapper_class=structlog.stdlib.BoundLogger,
-        cache_logger_on_first_use=False,
-    )
+    global _structlog_pending
+    _structlog_pending = True
     if tightened:  # a log file an older dreamd left readable by other users
         get_logger("dreamd.logs").warning("log.permissions.tightened", path=str(target))
