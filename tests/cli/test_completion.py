@@ -175,6 +175,21 @@ def test_bash_loads_the_script_and_completes_with_it(tmp_path: Path) -> None:
     assert done.stdout.splitlines() == ["show"]
 
 
+@pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed")
+def test_fish_loads_the_script_and_completes_with_it(tmp_path: Path) -> None:
+    """The script saved under ~/.config/fish/completions answers fish's own completer."""
+    session = 'dreamd completion fish | source; complete --do-complete "dreamd so"'
+    done = subprocess.run(
+        ["fish", "--no-config", "-c", session],
+        capture_output=True,
+        text=True,
+        env=environment(tmp_path),
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [f"sources\t{COMMANDS['sources'].short_help}"]
+
+
 def modules_loaded(home: Path, *args: str, **env: str) -> set[str]:
     """The modules a fresh interpreter holds after ``dreamd.cli.main`` ran with ``env``."""
     done = subprocess.run(
