@@ -8,19 +8,24 @@ Each command lives in the module :data:`COMMANDS` names and is imported only
 when it runs: ``dreamd --help`` and ``dreamd --version`` load click and
 nothing of the jobs, the state database or SQLAlchemy. The one-line help of
 every command is kept in the table for the same reason (a test keeps it equal
-to the command's own docstring).
+to the command's own docstring). Shell completion of the command names reads
+the same table, so pressing TAB after ``dreamd`` imports no command either;
+only completing inside one command (its options, its subcommands) loads it.
 """
 
 from __future__ import annotations
 
 import importlib
 import sys
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import click
 
 from dreamd import __version__
 from dreamd.cli.common import ErrorGroup
+
+if TYPE_CHECKING:
+    from click.shell_completion import CompletionItem
 
 __all__ = ["COMMANDS", "LazyCommand", "cli", "main"]
 
@@ -113,6 +118,11 @@ COMMANDS: dict[str, LazyCommand] = {
         "uninstall_service",
         "Stop and disable the service, then remove its file (only a file dreamd wrote).",
     ),
+    "completion": LazyCommand(
+        "dreamd.cli.completion",
+        "completion",
+        "Print the script that makes bash, zsh or fish complete dreamd's commands and options.",
+    ),
 }
 
 
@@ -135,6 +145,21 @@ class LazyGroup(ErrorGroup):
         rows = [(name, entry.short_help) for name, entry in COMMANDS.items()]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
+
+    def shell_complete(self, ctx: click.Context, incomplete: str) -> list[CompletionItem]:
+        """Command names and their lines from the table, then the group's own options.
+
+        Click's own version looks every command up to read its help and whether
+        it is hidden, which would import all of them on each TAB.
+        """
+        from click.shell_completion import CompletionItem
+
+        names = [
+            CompletionItem(name, help=entry.short_help)
+            for name, entry in COMMANDS.items()
+            if name.startswith(incomplete)
+        ]
+        return names + click.Command.shell_complete(self, ctx, incomplete)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
