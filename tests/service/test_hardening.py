@@ -93,7 +93,7 @@ def test_systemd_verifies_the_hardened_unit(tmp_path: Path) -> None:
 
 
 @needs_systemd_analyze
-def test_security_counts_every_setting_and_scores_at_most_what_the_readme_states(
+def test_security_counts_every_setting_and_scores_at_most_what_the_docs_state(
     tmp_path: Path,
 ) -> None:
     """`systemd-analyze security --offline=yes`: each setting counts, the total is no worse."""
