@@ -1,4 +1,5 @@
-"""Field paths of a JSON document, and the README's list of them, for the contract test."""
+"""Field paths of a JSON document, and the documented list of them (docs/json.md), for the
+contract test."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+JSON_DOCS = Path(__file__).resolve().parents[2] / "docs" / "json.md"
 
 
 def paths(document: Any, prefix: str = "") -> Iterator[tuple[str, bool]]:
@@ -27,9 +28,9 @@ def paths(document: Any, prefix: str = "") -> Iterator[tuple[str, bool]]:
         yield prefix, document is None
 
 
-def documented(heading: str, readme: Path = README) -> list[str]:
+def documented(heading: str, page: Path = JSON_DOCS) -> list[str]:
     """The fields the ``- `field`, `field`: meaning`` bullets under ``heading`` name."""
-    text = readme.read_text(encoding="utf-8")
+    text = page.read_text(encoding="utf-8")
     start = text.index(heading)
     end = text.find("\n#", start + len(heading))
     section = text[start : end if end != -1 else len(text)]

@@ -1,10 +1,10 @@
-"""The README documents every field of every ``--json`` document, and only those.
+"""docs/json.md documents every field of every ``--json`` document, and only those.
 
 Real runs print the documents (a dry and a real collect, an applied dream with
 an index rebuilt and collected items accepted, then ``log``, ``show`` and
-``status``); each field they hold must be in the README's list for that
+``status``); each field they hold must be in that page's list for that
 document, and each listed field must appear (or sit under a null or empty
-parent). Adding a field without a README line, or a README line for a field
+parent). Adding a field without a line there, or a line for a field
 that went away, fails here.
 """
 
@@ -36,7 +36,7 @@ def check(heading: str, documents: list[Any]) -> None:
     assert unseen(documents, fields) == [], heading
 
 
-def test_the_readme_lists_every_field_of_every_document(
+def test_the_json_page_lists_every_field_of_every_document(
     isolated_home: Path,
     repo_memory: Path,  # noqa: F811  (the fixture)
 ) -> None:
@@ -46,13 +46,13 @@ def test_the_readme_lists_every_field_of_every_document(
     collected = document(isolated_home, "collect")
     inbox = isolated_home / ".claude" / "projects" / "-work-app" / "memory"
     dreamed = document(isolated_home, "dream", "--root", str(repo_memory), "--root", str(inbox))
-    check("### `dreamd collect --json`", [dry, collected])
-    check("### `dreamd dream --json`", [dreamed])
-    check("### `dreamd log --json`", [document(isolated_home, "log")])
+    check("## `dreamd collect --json`", [dry, collected])
+    check("## `dreamd dream --json`", [dreamed])
+    check("## `dreamd log --json`", [document(isolated_home, "log")])
     shown = [document(isolated_home, "show", run) for run in (dreamed["run_id"], dry["run_id"])]
-    check("### `dreamd show RUN_ID --json`", shown)
+    check("## `dreamd show RUN_ID --json`", shown)
     assert shown[0]["report"] == dreamed  # the kept report is the document the run printed
-    check("### `dreamd status --json`", [document(isolated_home, "status")])
+    check("## `dreamd status --json`", [document(isolated_home, "status")])
 
 
 def test_the_check_notices_a_missing_or_a_stale_line() -> None:

@@ -25,11 +25,12 @@ def test_empty_file_gives_documented_defaults() -> None:
 
 
 def test_documented_example_parses() -> None:
-    """The example configuration of the README is valid."""
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
-    block = readme.split("```toml\n", 1)[1].split("```", 1)[0]
+    """The full example of docs/configuration.md (its first TOML block) is valid."""
+    page = (Path(__file__).parents[2] / "docs" / "configuration.md").read_text()
+    block = page.split("```toml\n", 1)[1].split("```", 1)[0]
     config = parse_config(block)
     assert config.machine == "laptop"
+    assert config.service.watch is True and config.mcp.allow_remember is False
 
 
 @pytest.mark.parametrize(

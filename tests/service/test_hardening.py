@@ -1,4 +1,4 @@
-"""The user unit's hardening: what it sets, that systemd accepts it, the score the README states.
+"""The user unit's hardening: what it sets, that systemd accepts it, the score the docs state.
 
 ``systemd-analyze`` runs where it is installed (``.ci/run`` installs systemd when it can); the
 tests skip cleanly elsewhere.
@@ -18,7 +18,7 @@ import pytest
 
 from dreamd.service.servicefiles import find_program, render_unit
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+SERVICE_DOCS = Path(__file__).resolve().parents[2] / "docs" / "service.md"
 SYSTEMD_ANALYZE = shutil.which("systemd-analyze")
 needs_systemd_analyze = pytest.mark.skipif(
     SYSTEMD_ANALYZE is None, reason="systemd-analyze is not installed"
@@ -78,10 +78,10 @@ def _unit(folder: Path) -> Path:
     return unit
 
 
-def readme_score() -> float:
-    """The exposure the README states for the unit."""
-    match = re.search(r"scores the unit \*\*(\d+\.\d)", README.read_text(encoding="utf-8"))
-    assert match is not None, "the README states the systemd-analyze security score"
+def documented_score() -> float:
+    """The exposure docs/service.md states for the unit."""
+    match = re.search(r"scores the unit \*\*(\d+\.\d)", SERVICE_DOCS.read_text(encoding="utf-8"))
+    assert match is not None, "docs/service.md states the systemd-analyze security score"
     return float(match.group(1))
 
 
@@ -93,7 +93,7 @@ def test_systemd_verifies_the_hardened_unit(tmp_path: Path) -> None:
 
 
 @needs_systemd_analyze
-def test_security_counts_every_setting_and_scores_at_most_what_the_readme_states(
+def test_security_counts_every_setting_and_scores_at_most_what_the_docs_state(
     tmp_path: Path,
 ) -> None:
     """`systemd-analyze security --offline=yes`: each setting counts, the total is no worse."""
@@ -107,8 +107,12 @@ def test_security_counts_every_setting_and_scores_at_most_what_the_readme_states
     text = _analyze("security", "--offline=yes", unit, folder=tmp_path)
     match = re.search(r"Overall exposure level for dreamd.service: (\d+\.\d)", text.stdout)
     assert match is not None, text.stdout[-400:]
-    assert float(match.group(1)) <= readme_score()
+    assert float(match.group(1)) <= documented_score()
     threshold = _analyze(
-        "security", "--offline=yes", f"--threshold={readme_score() * 10:.0f}", unit, folder=tmp_path
+        "security",
+        "--offline=yes",
+        f"--threshold={documented_score() * 10:.0f}",
+        unit,
+        folder=tmp_path,
     )
     assert threshold.returncode == 0
