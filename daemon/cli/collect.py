@@ -9,9 +9,6 @@ from pathlib import Path
 import click
 
 from dreamd.cli.common import config_option, open_settings
-from dreamd.collect.report import report_text
-from dreamd.jobs import JobContext, collect_request, run_collect
-from dreamd.render import dump_json
 
 __all__ = ["collect_command"]
 
@@ -30,6 +27,10 @@ def collect_command(
     config_path: Path | None,
 ) -> None:
     """One collector pass: plant what finished sessions established into the memory stores."""
+    from dreamd.collect.report import report_text
+    from dreamd.jobs import JobContext, collect_request, run_collect
+    from dreamd.render import dump_json
+
     settings, state = open_settings(config_path)
     request = collect_request(
         settings,

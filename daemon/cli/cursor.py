@@ -11,7 +11,6 @@ import msgspec
 
 from dreamd.cli.common import ErrorGroup, config_option, open_settings
 from dreamd.errors import DreamdError
-from dreamd.render import dump_json
 
 __all__ = ["cursor"]
 
@@ -25,6 +24,8 @@ def cursor() -> None:
 @config_option
 def cursor_export(config_path: Path | None) -> None:
     """Print this host's cursor document (JSON) on stdout."""
+    from dreamd.render import dump_json
+
     settings, state = open_settings(config_path)
     click.echo(dump_json(state.load_cursor(settings.machine)[1]))
 

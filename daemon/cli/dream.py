@@ -11,10 +11,6 @@ from pathlib import Path
 import click
 
 from dreamd.cli.common import config_option, open_settings
-from dreamd.dream.report import to_json
-from dreamd.dream.reporttext import markdown
-from dreamd.jobs import JobContext, dream_request, run_dream, undo_dream
-from dreamd.render import Progress, dump_json
 
 __all__ = ["dream", "undo"]
 
@@ -39,6 +35,11 @@ def dream(
     config_path: Path | None,
 ) -> None:
     """Consolidate memory: trash stale, duplicate and contradicted memories, rebuild indexes."""
+    from dreamd.dream.report import to_json
+    from dreamd.dream.reporttext import markdown
+    from dreamd.jobs import JobContext, dream_request, run_dream
+    from dreamd.render import Progress, dump_json
+
     if dry_run and apply_pending:
         raise click.UsageError("--dry-run and --apply-pending cannot be combined")
     from dreamd.configcheck import folder_problem
@@ -80,6 +81,7 @@ def undo(run_id: str, config_path: Path | None) -> None:
     RUN_ID may be a unique prefix of the run's ID, as ``dreamd log`` shows it.
     """
     from dreamd.errors import NotFound
+    from dreamd.jobs import JobContext, undo_dream
     from dreamd.runlog import resolve_run
 
     settings, state = open_settings(config_path)

@@ -9,9 +9,6 @@ from pathlib import Path
 import click
 
 from dreamd.cli.common import config_option
-from dreamd.collect.llm import setup
-from dreamd.config import default_config_path
-from dreamd.logs import configure_logging
 
 __all__ = ["setup_command"]
 
@@ -25,6 +22,10 @@ __all__ = ["setup_command"]
 @config_option
 def setup_command(yes: bool, ports: tuple[int, ...], config_path: Path | None) -> None:
     """Find the extractors available here and write the one chosen into the config."""
+    from dreamd.collect.llm import setup
+    from dreamd.config import default_config_path
+    from dreamd.logs import configure_logging
+
     configure_logging(os.environ.get("DREAMD_LOG_LEVEL", "warning"), stream=sys.stderr)
     path = config_path or default_config_path(os.environ)
     prompts = setup.Prompts(

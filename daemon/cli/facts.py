@@ -7,9 +7,6 @@ from pathlib import Path
 import click
 
 from dreamd.cli.common import ErrorGroup, config_option
-from dreamd.collect.missingfacts import change_fact, listed_facts
-from dreamd.config import load_settings
-from dreamd.render import dump_json
 
 __all__ = ["facts"]
 
@@ -28,6 +25,9 @@ def facts_add(
     fact: str, project: Path | None, person: str | None, config_path: Path | None
 ) -> None:
     """Look for FACT in the sessions (for example: "time zone")."""
+    from dreamd.collect.missingfacts import change_fact
+    from dreamd.config import load_settings
+
     settings = load_settings(config_path)
     click.echo(change_fact(settings.data_dir, fact, project=project, person=person, add=True))
 
@@ -41,6 +41,9 @@ def facts_remove(
     fact: str, project: Path | None, person: str | None, config_path: Path | None
 ) -> None:
     """Stop looking for FACT."""
+    from dreamd.collect.missingfacts import change_fact
+    from dreamd.config import load_settings
+
     settings = load_settings(config_path)
     click.echo(change_fact(settings.data_dir, fact, project=project, person=person, add=False))
 
@@ -49,4 +52,8 @@ def facts_remove(
 @config_option
 def facts_list(config_path: Path | None) -> None:
     """The list, as JSON."""
+    from dreamd.collect.missingfacts import listed_facts
+    from dreamd.config import load_settings
+    from dreamd.render import dump_json
+
     click.echo(dump_json(listed_facts(load_settings(config_path).data_dir)))

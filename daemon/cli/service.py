@@ -11,11 +11,7 @@ from typing import Any, TypeVar
 import click
 
 from dreamd.cli.common import config_option
-from dreamd.config import load_settings
-from dreamd.logs import configure_logging, journal_stream_is, log_file_setting
 from dreamd.service import install as service_install
-from dreamd.service.runner import Service
-from dreamd.statedb import open_state
 
 __all__ = ["install_service", "run", "uninstall_service"]
 
@@ -87,6 +83,11 @@ def uninstall_service(platform: str | None) -> None:
 @config_option
 def run(log_file: Path | None, config_path: Path | None) -> None:
     """The service: collect and dream on their schedules, follow the transcript folders."""
+    from dreamd.config import load_settings
+    from dreamd.logs import configure_logging, journal_stream_is, log_file_setting
+    from dreamd.service.runner import Service
+    from dreamd.statedb import open_state
+
     settings = load_settings(config_path)
     service = settings.config.service
     journald = journal_stream_is(os.environ.get("JOURNAL_STREAM"), sys.stdout)

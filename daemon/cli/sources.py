@@ -9,21 +9,8 @@ from pathlib import Path
 
 import click
 
-from dreamd.catalog import Catalog
 from dreamd.cli.common import ErrorGroup, config_option, open_settings
-from dreamd.collect.cursordoc import import_cursor
-from dreamd.collect.cursorstate import selection_view
-from dreamd.collect.policy import live_ids_from_env, selection_policy
-from dreamd.readers import READERS
-from dreamd.render import (
-    Progress,
-    conversation_json,
-    conversation_text,
-    dump_json,
-    selection_json,
-    selection_text,
-)
-from dreamd.selection import select
+from dreamd.tools import TOOLS
 
 __all__ = ["sources"]
 
@@ -34,7 +21,7 @@ def sources() -> None:
 
 
 @sources.command("list")
-@click.option("--tool", type=click.Choice(list(READERS)), help="Only this tool's sessions.")
+@click.option("--tool", type=click.Choice(TOOLS), help="Only this tool's sessions.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON array.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Show at most N.")
 @click.option("--offset", type=click.IntRange(min=0), default=0, help="Skip the first K.")
@@ -43,6 +30,13 @@ def sources_list(
     tool: str | None, as_json: bool, limit: int | None, offset: int, config_path: Path | None
 ) -> None:
     """Every session found, newest first, with its selection status."""
+    from dreamd.catalog import Catalog
+    from dreamd.collect.cursordoc import import_cursor
+    from dreamd.collect.cursorstate import selection_view
+    from dreamd.collect.policy import live_ids_from_env, selection_policy
+    from dreamd.render import Progress, dump_json, selection_json, selection_text
+    from dreamd.selection import select
+
     settings, state = open_settings(config_path)
     progress = Progress("reading sessions", sys.stderr)
     result = Catalog(state, settings.source_roots, settings.readers).scan(tool, progress=progress)
@@ -68,11 +62,14 @@ def sources_list(
 @config_option
 def sources_show(session: str, as_json: bool, config_path: Path | None) -> None:
     """The cleaned conversation the collector would read from one session."""
+    from dreamd.catalog import Catalog
+    from dreamd.render import conversation_json, conversation_text, dump_json
+
     tool, sep, session_id = session.partition(":")
     if not sep or not session_id:
         raise click.BadParameter("expected TOOL:SESSION_ID, e.g. claude-code:0a1b2c3d")
-    if tool not in READERS:
-        raise click.BadParameter(f"unknown tool {tool!r} (known: {', '.join(READERS)})")
+    if tool not in TOOLS:
+        raise click.BadParameter(f"unknown tool {tool!r} (known: {', '.join(TOOLS)})")
     settings, state = open_settings(config_path)
     conversation = Catalog(state, settings.source_roots, settings.readers).read(tool, session_id)
     if as_json:

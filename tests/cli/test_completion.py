@@ -240,3 +240,33 @@ def test_completing_inside_a_command_loads_that_command(tmp_path: Path) -> None:
     )
     assert "dreamd.cli.sources" in loaded
     assert not {m for m in loaded if m.startswith(("dreamd.cli.dream", "dreamd.cli.service"))}
+
+
+@pytest.mark.parametrize(
+    ("words", "command"),
+    [
+        ("dreamd sources ", "dreamd.cli.sources"),
+        ("dreamd sources list --", "dreamd.cli.sources"),
+        ("dreamd dream --", "dreamd.cli.dream"),
+        ("dreamd collect --", "dreamd.cli.collect"),
+        ("dreamd run --", "dreamd.cli.service"),
+        ("dreamd facts ", "dreamd.cli.facts"),
+        ("dreamd cursor ", "dreamd.cli.cursor"),
+        ("dreamd setup --", "dreamd.cli.extractors"),
+    ],
+)
+def test_completing_inside_a_command_loads_none_of_its_machinery(
+    tmp_path: Path, words: str, command: str
+) -> None:
+    """A command module declares its options and imports what does the work inside the
+    command: completing its options loads no job, no reader, no database layer."""
+    loaded = modules_loaded(
+        tmp_path,
+        _DREAMD_COMPLETE="bash_complete",
+        COMP_WORDS=words,
+        COMP_CWORD=str(len(words.split())),
+    )
+    assert command in loaded
+    machinery = {"dreamd.readers", "dreamd.catalog", "dreamd.jobs", "dreamd.statedb", "structlog"}
+    assert {m for m in heavy(loaded) if not m.startswith("dreamd.cli.")} == set()
+    assert loaded & machinery == set()

@@ -52,6 +52,7 @@ CORE = (
     "dreamd.schedule",
     "dreamd.prompts",
     "dreamd.progress",
+    "dreamd.tools",
 )
 
 #: (module prefix, what it may import besides itself and ``BASE``), most specific first.
@@ -74,6 +75,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("dreamd.logs", ("dreamd.secrets",)),  # the redaction of every line
     ("dreamd.lock", ()),
     ("dreamd.progress", ()),
+    ("dreamd.tools", ()),
     ("dreamd.migrations", ()),
     (
         "dreamd.statedb",

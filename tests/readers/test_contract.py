@@ -67,6 +67,14 @@ def laid_out(shared_transcripts: Path, isolated_home: Path) -> list[str]:
     return keys
 
 
+def test_the_tool_names_commands_offer_are_the_readers_in_order() -> None:
+    """``dreamd.tools.TOOLS`` (what ``--tool`` and completion offer without loading the
+    readers) names every reader, in the order sources are listed."""
+    from dreamd.tools import TOOLS
+
+    assert tuple(READERS) == TOOLS
+
+
 def test_every_layout_module_is_present() -> None:
     """Each reader module has a layout for the real fixtures."""
     expected = {
