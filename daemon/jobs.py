@@ -3,6 +3,10 @@
 One place turns the settings into a collect or dream request and runs it
 under the pipeline lock, so ``dreamd collect`` by hand and the service's
 02:30 run are the same code: same selection, same stores, same records.
+
+The collector and the dream are imported by the function that needs them: an
+idle service (and every command that runs neither) never loads them, nor the
+store adapters and SQLAlchemy behind them.
 """
 
 from __future__ import annotations
@@ -13,20 +17,20 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dreamd.catalog import Catalog
-from dreamd.collect.collector import CollectRequest, CollectResult
 from dreamd.collect.policy import live_ids_from_env, selection_policy
-from dreamd.collect.run import collect_job
 from dreamd.config import Settings
-from dreamd.dream.gardener import default_budget
-from dreamd.dream.model import DreamRequest
-from dreamd.dream.run import DreamOutcome, dream_job, undo_job
-from dreamd.dream.stores import GatedStore, close_stores, gated_stores
 from dreamd.lock import pipeline_lock
 from dreamd.progress import NO_PROGRESS, JobProgress, counter
 from dreamd.statedb import StateDB
+
+if TYPE_CHECKING:
+    from dreamd.collect.collector import CollectRequest, CollectResult
+    from dreamd.dream.model import DreamRequest
+    from dreamd.dream.run import DreamOutcome
+    from dreamd.dream.stores import GatedStore
 
 __all__ = [
     "JobContext",
@@ -58,6 +62,8 @@ def collect_request(
     progress: JobProgress = NO_PROGRESS,
 ) -> CollectRequest:
     """A collector pass as configured, with the command line's or the service's overrides."""
+    from dreamd.collect.collector import CollectRequest
+
     return CollectRequest(
         machine=settings.machine,
         now=now,
@@ -87,6 +93,9 @@ def dream_request(
     ``scheduled``: the service started it; nobody is there to review, so a
     folder's first dream and any run over ``max_unattended_moves`` only propose.
     """
+    from dreamd.dream.gardener import default_budget
+    from dreamd.dream.model import DreamRequest
+
     configured = settings.config.dream
     mode = "dry-run" if dry_run or configured.mode == "propose" else "apply"
     return DreamRequest(
@@ -127,6 +136,8 @@ def run_collect(
     context: JobContext, request: CollectRequest
 ) -> tuple[CollectResult, dict[str, Any]]:
     """One collector pass under the pipeline lock (see ``collect_job``)."""
+    from dreamd.collect.run import collect_job
+
     return collect_job(
         context.settings,
         context.state,
@@ -165,6 +176,9 @@ def run_dream(
     Transcripts name the projects whose memory folders and repositories the
     dream checks; the scan first reads only the sessions that changed.
     """
+    from dreamd.dream.run import dream_job
+    from dreamd.dream.stores import close_stores
+
     settings = context.settings
     scanned = progress or counter(request.progress, "reading sessions")
     catalog = context.catalog or Catalog(context.state, settings.source_roots, settings.readers)
@@ -188,6 +202,9 @@ def run_dream(
 
 def undo_dream(context: JobContext, run_id: str) -> list[str]:
     """Put back everything one dream run changed (see ``undo_job``)."""
+    from dreamd.dream.run import undo_job
+    from dreamd.dream.stores import close_stores
+
     stores = _gated(context)
     try:
         return undo_job(
@@ -199,6 +216,8 @@ def undo_dream(context: JobContext, run_id: str) -> list[str]:
 
 def _gated(context: JobContext) -> list[GatedStore]:
     """The configured stores the dream gates besides the memory folders."""
+    from dreamd.dream.stores import gated_stores
+
     settings = context.settings
     store_context = settings.store_context(context.env, context.home)
     return gated_stores(settings.listed_stores(), store_context)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from dreamd.errors import StateError
-from dreamd.logs import get_logger
+from dreamd.logs import bind_context, get_logger, reset_context
 from dreamd.runlog import prune_reports, save_report
 from dreamd.runstory import run_counts
 from dreamd.statedb import JobRun, StateDB
@@ -70,10 +70,8 @@ def recorded_run(
 ) -> Iterator[RunRecord]:
     """Record one run of ``job`` started at ``now`` (see the module docstring); its report
     is kept under ``data_dir`` (none is kept without one)."""
-    from structlog import contextvars  # a run logs: structlog is loaded anyway
-
     record = RunRecord(mode)
-    bound = contextvars.bind_contextvars(run_id=run_id)
+    bound = bind_context(run_id=run_id)
     close_interrupted(state, now)
     state.start_run(run_id, job, mode, now)
     try:
@@ -89,7 +87,7 @@ def recorded_run(
             now=datetime.now(now.tzinfo),
         )
         log.info(f"{job}.completed", mode=record.mode, outcome=record.outcome, **record.summary)
-        contextvars.reset_contextvars(**bound)  # the caller's run id, if any
+        reset_context(bound)  # the caller's run id, if any
 
 
 def process_gone(pid: int | None) -> bool:

@@ -25,29 +25,55 @@ import logging.handlers
 import os
 import sys
 import warnings
+from collections.abc import Mapping
 from io import TextIOWrapper
 from pathlib import Path
+from types import ModuleType
 from typing import Any, TextIO, cast
 
 from dreamd.fswrite import PRIVATE_FILE, append_private, private_folder
 
 __all__ = [
+    "bind_context",
     "configure_logging",
     "get_logger",
     "journal_stream_is",
     "log_file_setting",
     "log_warning",
+    "reset_context",
+    "unbind_context",
 ]
 
 #: Set by ``configure_logging``: structlog is configured when the first line is logged.
 _structlog_pending = False
 
 
+def _import_structlog() -> ModuleType:
+    """structlog, imported without its optional rich integration.
+
+    ``structlog.dev`` and ``structlog.tracebacks`` import rich (and with it
+    pygments and attrs: about 10 MB resident in the service) whenever it is
+    installed, for the console renderer and for showing a frame's locals;
+    dreamd uses neither. rich is hidden while structlog loads and stays
+    importable afterwards, for the terminal tables.
+    """
+    if "structlog" in sys.modules:
+        return sys.modules["structlog"]
+    hidden = "rich" not in sys.modules
+    if hidden:
+        sys.modules["rich"] = None  # type: ignore[assignment]  # ``import rich`` fails
+    try:
+        import structlog
+    finally:
+        if hidden:
+            del sys.modules["rich"]
+    return structlog
+
+
 def _structlog() -> Any:
     """structlog, imported (and configured, when ``configure_logging`` asked) on first use."""
     global _structlog_pending
-    import structlog
-
+    structlog = _import_structlog()
     if _structlog_pending:
         from dreamd.logs.format import configure_structlog
 
@@ -77,6 +103,23 @@ def get_logger(name: str | None = None) -> Any:
     return _Logger(name)
 
 
+def bind_context(**values: Any) -> Mapping[str, Any]:
+    """Add ``values`` (a job's ``run_id``) to every line logged in this context; returns
+    the tokens ``reset_context`` takes to put the previous values back."""
+    bound: Mapping[str, Any] = _structlog().contextvars.bind_contextvars(**values)
+    return bound
+
+
+def reset_context(tokens: Mapping[str, Any]) -> None:
+    """Put back the context values ``bind_context`` replaced."""
+    _structlog().contextvars.reset_contextvars(**tokens)
+
+
+def unbind_context(*keys: str) -> None:
+    """Drop ``keys`` from the context of the lines logged from now on."""
+    _structlog().contextvars.unbind_contextvars(*keys)
+
+
 class _DeferredFormatter(logging.Formatter):
     """The handler's formatter, built (importing structlog) when the first record arrives."""
 
@@ -87,9 +130,9 @@ class _DeferredFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         if self._real is None:
+            _structlog()
             from dreamd.logs.format import formatter
 
-            _structlog()
             self._real = formatter(**self._options)
         return self._real.format(record)
 

@@ -23,7 +23,6 @@ queued work is dropped, and the process exits 0.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import gc
 import signal
 import threading
@@ -33,16 +32,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from types import FrameType
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import structlog
 from apscheduler.executors.pool import ThreadPoolExecutor
 from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.cron import CronTrigger
 
 from dreamd.catalog import Catalog
 from dreamd.collect.budget import collect_on_quiet
-from dreamd.collect.collector import CollectRequest
 from dreamd.config import Settings
 from dreamd.errors import LockHeld
 from dreamd.jobs import (
@@ -54,7 +51,7 @@ from dreamd.jobs import (
     run_dream,
 )
 from dreamd.lock import ProcessLock
-from dreamd.logs import get_logger
+from dreamd.logs import bind_context, get_logger, unbind_context
 from dreamd.progress import counter
 from dreamd.runrecord import close_interrupted
 from dreamd.schedule import is_missed, local_timezone, parse_schedule, previous_fire, resumed
@@ -62,6 +59,9 @@ from dreamd.service.heartbeat import Heartbeat, SystemdReporter, idle_status, st
 from dreamd.service.notify import Notifier, watchdog_interval
 from dreamd.service.watcher import DirtyPaths, TranscriptWatcher
 from dreamd.statedb import StateDB
+
+if TYPE_CHECKING:
+    from dreamd.collect.collector import CollectRequest
 
 __all__ = ["JOBS", "Service", "ServiceTiming", "local_timezone"]
 
@@ -324,7 +324,7 @@ class Service:
 
     def _guarded(self, job: str, reason: str, run_id: str, work: Callable[[], None]) -> None:
         """Run one job with its ``run_id`` on every log line; a failure is logged, not raised."""
-        structlog.contextvars.bind_contextvars(run_id=run_id)
+        bind_context(run_id=run_id)
         log.info("job.starting", job=job, reason=reason)
         self.heartbeat.begin(job, "collecting" if job == "collect" else "dreaming")
         try:
@@ -335,7 +335,8 @@ class Service:
             log.exception("job.failed", job=job)
         finally:
             self.heartbeat.end()
-            structlog.contextvars.unbind_contextvars("run_id")
+            unbind_context("run_id")
+            self.state.close()  # its page cache too: the next job opens it again
             release_memory()
 
     def _reconcile(self, reason: str) -> None:
@@ -358,6 +359,7 @@ class Service:
         finally:
             self.heartbeat.end()
             self.catalog.unchanged = unchanged
+            self.state.close()
             release_memory()
             if reason == "start-up":  # start-up work done: systemd may now count us as up
                 self.notifier.ready()  # the main loop keeps STATUS= current
@@ -371,7 +373,7 @@ def release_memory() -> None:
     """
     gc.collect()
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc = ctypes.CDLL(None)  # the symbols the process has loaded: libc's among them
         libc.malloc_trim(0)
     except (OSError, AttributeError):
         pass  # not glibc (macOS): its allocator returns memory on its own

@@ -16,10 +16,10 @@ import os
 import plistlib
 import re
 from collections.abc import Mapping, Sequence
+from html import escape as _html_escape
 from importlib import resources
 from pathlib import Path
 from string import Template
-from xml.sax.saxutils import escape
 
 from dreamd.errors import Refused
 
@@ -38,6 +38,12 @@ __all__ = [
     "systemd_quote",
     "unit_path",
 ]
+
+
+def escape(text: str) -> str:
+    """``&``, ``<`` and ``>`` as XML entities (what a plist's ``<string>`` needs)."""
+    return _html_escape(text, quote=False)
+
 
 #: The launchd label: also the plist's file name, and what marks an agent as ours.
 LABEL = "dev.dreamd.agent"

@@ -175,3 +175,92 @@ def test_job_runs_round_trip(tmp_path: Path) -> None:
     assert run is not None
     assert (run.job, run.mode, run.outcome, run.summary) == ("dream", "no-op", "ok", {"n": 3})
     assert [r.run_id for r in db.runs("dream")] == ["r1"]
+
+
+def test_a_failed_transaction_leaves_nothing_behind(tmp_path: Path) -> None:
+    """An error inside a transaction rolls back every statement it made; the database
+    stays usable and the next transaction commits."""
+    import pytest
+
+    db = open_state(tmp_path / "state.db")
+    with pytest.raises(RuntimeError, match="half way"), db.transaction() as connection:
+        connection.execute(
+            "INSERT INTO job_run (run_id, job, mode, started_at, summary) "
+            "VALUES ('r1', 'dream', 'apply', 1.0, '{}')"
+        )
+        raise RuntimeError("half way")
+    assert db.runs() == []
+    db.start_run("r2", "collect", "apply", NOW)
+    assert [run.run_id for run in db.runs()] == ["r2"]
+
+
+def test_driver_errors_are_state_errors_and_roll_back(tmp_path: Path) -> None:
+    """A statement the database refuses (a duplicate run id) is a StateError naming the
+    driver's error, and the rows written before it in the same transaction are gone."""
+    import pytest
+
+    from dreamd.errors import StateError
+
+    db = open_state(tmp_path / "state.db")
+    db.start_run("r1", "dream", "apply", NOW)
+    with pytest.raises(StateError, match="IntegrityError"), db.transaction() as connection:
+        connection.execute(
+            "INSERT INTO job_run (run_id, job, mode, started_at, summary) "
+            "VALUES ('r2', 'dream', 'apply', 2.0, '{}')"
+        )
+        connection.execute(
+            "INSERT INTO job_run (run_id, job, mode, started_at, summary) "
+            "VALUES ('r1', 'dream', 'apply', 3.0, '{}')"
+        )
+    assert [run.run_id for run in db.runs()] == ["r1"]
+
+
+def test_a_closed_database_opens_again_on_its_next_use(tmp_path: Path) -> None:
+    """``close`` (the service after each job) loses nothing: the next call reconnects."""
+    db = open_state(tmp_path / "state.db")
+    db.save_cursor("h", {"a": 1}, expected=0, now=NOW)
+    db.close()
+    db.close()  # twice is harmless
+    assert db.load_cursor("h") == (1, {"a": 1})
+
+
+def _write_in_child(db: object) -> None:
+    from dreamd.statedb import StateDB
+
+    assert isinstance(db, StateDB)
+    db.start_run("child", "collect", "apply", NOW)
+
+
+def test_a_forked_child_uses_a_connection_of_its_own(tmp_path: Path) -> None:
+    """A connection must not cross a fork: the child of a process that used the database
+    opens its own, and the parent's keeps working after the child wrote."""
+    db = open_state(tmp_path / "state.db")
+    db.start_run("parent", "dream", "apply", NOW)
+    child = multiprocessing.get_context("fork").Process(target=_write_in_child, args=(db,))
+    child.start()
+    child.join(60)
+    assert child.exitcode == 0
+    assert sorted(run.run_id for run in db.runs()) == ["child", "parent"]
+
+
+def test_threads_share_the_connection_one_transaction_at_a_time(tmp_path: Path) -> None:
+    """The service's threads use one StateDB: concurrent read-modify-write transactions
+    from several threads lose no update."""
+    import threading
+
+    db = open_state(tmp_path / "state.db")
+    db.save_sessions([sample("counter", messages=0)], now=NOW)
+
+    def bump() -> None:
+        for _ in range(50):
+            with db.transaction() as connection:
+                (current,) = connection.execute("SELECT messages FROM session_cache").fetchone()
+                connection.execute("UPDATE session_cache SET messages = ?", (current + 1,))
+
+    threads = [threading.Thread(target=bump) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    (info,) = db.load_session_cache().values()
+    assert info.messages == 200

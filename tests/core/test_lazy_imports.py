@@ -1,0 +1,125 @@
+"""What a command or the idle service loads: only what its work needs (issue 13, start-up).
+
+Each probe is a fresh interpreter, so the modules it reports are exactly what
+the command imported. SQLAlchemy, the collector, the dream and structlog's rich
+integration cost a reading command several times its whole budget and the idle
+service tens of megabytes; these tests keep them out where they are not used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.process import run_dreamd
+from tests.service.daemon import write_config
+
+#: Variables that would point dreamd at the developer's own data instead of the test HOME.
+_HOST_PREFIXES = ("XDG_", "DREAMD_", "CLAUDE_", "CODEX_", "PI_", "JOURNAL_")
+
+COMMAND_PROBE = """
+import json, sys
+from dreamd.cli import main
+try:
+    main()
+except SystemExit:
+    pass
+print(json.dumps(sorted(sys.modules)), file=sys.stderr)
+"""
+
+#: The machinery of the jobs: a command that runs neither job must not load it.
+JOBS = ("sqlalchemy", "alembic", "yaml", "dreamd.collect.collector", "dreamd.dream.gardener")
+
+
+def probe(home: Path, code: str, *args: str) -> set[str]:
+    """The modules a fresh interpreter holds after running ``code`` with ``args``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(_HOST_PREFIXES)}
+    env["HOME"] = str(home)
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=True,
+    )
+    return set(json.loads(done.stderr.strip().splitlines()[-1]))
+
+
+def loaded(modules: set[str], prefixes: tuple[str, ...]) -> set[str]:
+    return {m for m in modules if m.startswith(prefixes)}
+
+
+@pytest.fixture
+def used_home(isolated_home: Path) -> Path:
+    """A home whose state database exists and holds a run, as a user's does."""
+    write_config(isolated_home, '[collect]\nschedule = "30 2 * * *"\nstores = ["claude-memory"]\n')
+    assert run_dreamd(isolated_home, "collect").returncode == 0
+    return isolated_home
+
+
+@pytest.mark.parametrize(
+    "command",
+    [("status",), ("status", "--json"), ("log",), ("log", "--json"), ("--help",)],
+    ids=" ".join,
+)
+def test_reading_commands_load_neither_job_nor_the_sql_layer(
+    used_home: Path, command: tuple[str, ...]
+) -> None:
+    """``status`` and ``log`` read the state database through sqlite3, and nothing logs;
+    a JSON document draws no table either."""
+    modules = probe(used_home, COMMAND_PROBE, *command)
+    assert loaded(modules, JOBS) == set()
+    assert loaded(modules, ("structlog",)) == set()
+    if "--json" in command:
+        assert loaded(modules, ("rich",)) == set()
+
+
+def test_the_idle_service_loads_no_job_until_one_runs(isolated_home: Path) -> None:
+    """The service's own modules hold neither job: they load on the first run."""
+    code = (
+        "import json, sys\n"
+        "import dreamd.cli.service, dreamd.service.runner, dreamd.jobs\n"
+        "print(json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
+    )
+    modules = probe(isolated_home, code)
+    assert "dreamd.service.runner" in modules
+    assert loaded(modules, (*JOBS, "dreamd.dream", "dreamd.collect.run", "rich")) == set()
+
+
+def test_logging_loads_structlog_on_the_first_line_without_rich(isolated_home: Path) -> None:
+    """Configuring logging costs nothing; the first line loads structlog (not its rich
+    integration), is the usual JSON, and rich still imports afterwards for tables."""
+    code = (
+        "import io, json, sys\n"
+        "from dreamd.logs import configure_logging, get_logger\n"
+        "stream = io.StringIO()\n"
+        "configure_logging('info', stream=stream)\n"
+        "log = get_logger('dreamd.probe')\n"
+        "before = 'structlog' in sys.modules\n"
+        "log.info('probe.logged', answer=42)\n"
+        "after_line = sorted(m for m in sys.modules if m.split('.')[0] in ('structlog', 'rich'))\n"
+        "import rich.table\n"
+        "print(json.dumps([before, after_line, json.loads(stream.getvalue())]))\n"
+        "print(json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(_HOST_PREFIXES)}
+    env["HOME"] = str(isolated_home)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    before, after_line, line = json.loads(done.stdout)
+    assert before is False
+    assert "structlog" in after_line and not [m for m in after_line if m.startswith("rich")]
+    assert (line["event"], line["level"], line["answer"], line["logger"]) == (
+        "probe.logged",
+        "info",
+        42,
+        "dreamd.probe",
+    )
