@@ -16,6 +16,7 @@ An applied proposal is deleted.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from dreamd.dream import gitmode, proposal
@@ -148,8 +149,9 @@ def _apply_one(item: PendingFile, request: DreamRequest, state_dir: Path) -> Fol
         new_archive=_text(item.archive.content) if item.archive is not None else None,
     )
     done, notes = apply_changes(changes, executor, root)
+    trashed = {name for name, _ in item.trash}
     report = with_changes(
-        base,
+        replace(base, files=tuple(d for d in item.decisions if d.file in trashed)),
         commits=(*commits, *done),
         findings=(*lines, *notes, _applied_line(item, new_index)),
         changed=True,

@@ -227,6 +227,7 @@ def _propose(
             reason=hold or "dry run",
             head=plan.git.head if plan.git is not None else None,
             moves=plan.moves,
+            decisions=[d for d in plan.decisions if d.file in {m.name for m in plan.trash}],
         )
     would = [proposed(d.line()) for d in verdicts]
     if plan.git is not None and plan.git.dirty:

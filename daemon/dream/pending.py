@@ -26,7 +26,7 @@ import msgspec
 
 from dreamd.dream import proposal
 from dreamd.dream.gates.decision import GateDecision
-from dreamd.dream.model import ARCHIVE_NAME, INDEX_NAME
+from dreamd.dream.model import ARCHIVE_NAME, INDEX_NAME, Decision
 from dreamd.fs import digest, sha256_of
 from dreamd.fswrite import atomic_write, private_folder
 
@@ -112,6 +112,9 @@ class PendingFile:
     writes: tuple[PendingWrite, ...] = ()
     gate: tuple[GateDecision, ...] = ()
     inbox: Mapping[str, str] = field(default_factory=dict)
+    #: The dry run's decision for each file it would trash (type, classification, reason,
+    #: the survivor of a duplicate), so the applying run reports them as its own.
+    decisions: tuple[Decision, ...] = ()
 
     @property
     def archive(self) -> PendingWrite | None:
@@ -204,6 +207,7 @@ def write_pending(
     reason: str = "dry run",
     head: str | None = None,
     moves: int = 0,
+    decisions: Sequence[Decision] = (),
 ) -> Path:
     """Write (atomically) one folder's proposal and sidecar; returns the proposal path."""
     text = proposal.render_proposal(
@@ -228,6 +232,7 @@ def write_pending(
         "trash": [[name, sha, why] for name, sha, why in trash],
         "writes": [_write_json(w) for w in writes],
         "gate": [_gate_json(d) for d in gate],
+        "decisions": [msgspec.to_builtins(d) for d in decisions],
     }
     atomic_write(target.with_suffix(".json"), msgspec.json.encode(sidecar))
     atomic_write(target, text.encode())
@@ -308,6 +313,7 @@ def load_pending(path: Path) -> PendingFile:
         writes=_writes(raw.get("writes", [])),
         gate=gate,
         inbox=inbox,
+        decisions=tuple(msgspec.convert(d, Decision) for d in raw.get("decisions", [])),
     )
 
 

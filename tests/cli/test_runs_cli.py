@@ -190,3 +190,32 @@ def test_reports_past_the_retention_are_pruned(tmp_path: Path) -> None:
     os.utime(old, (stamp, stamp))
     assert prune_reports(tmp_path, now) == [old]
     assert not old.exists() and new.exists()
+
+
+def test_an_applied_proposal_reports_the_files_it_trashed(
+    isolated_home: Path,
+    repo_memory: Path,  # noqa: F811  (the fixture)
+) -> None:
+    """``--apply-pending`` carries out a dry run's proposal: its report (and so ``log`` and
+    ``show``) names every file it trashed with the dry run's reason, as an applied dream's
+    does, and the survivor of a duplicate."""
+    roots = ("--root", str(repo_memory))
+    ok(isolated_home, "dream", "--dry-run", *roots)
+    ok(isolated_home, "dream", "--apply-pending", *roots)
+    run = log_runs(isolated_home)[0]
+    assert (run["mode"], run["outcome"]) == ("apply-pending", "ok")
+    run_id = str(run["run_id"])
+    row = next(line for line in ok(isolated_home, "log").splitlines() if line.startswith(run_id))
+    assert "APPLIED" in row and "trashed 2 memories" in row
+    shown = ok(isolated_home, "show", run_id)
+    assert "trashed project_gone.md: fully stale: every verifiable reference is gone" in shown
+    assert (
+        "trashed project_deploy_checklist.md: duplicate of project_deploy_checklist_v2.md" in shown
+    )
+    assert f"Undo it: dreamd undo {run_id}" in shown
+    files = json.loads(ok(isolated_home, "show", run_id, "--json"))["report"]["directories"][0][
+        "files"
+    ]
+    duplicate = next(f for f in files if f["file"] == "project_deploy_checklist.md")
+    assert (duplicate["action"], duplicate["of"]) == ("trash", "project_deploy_checklist_v2.md")
+    assert not (repo_memory / "project_gone.md").exists()

@@ -188,3 +188,68 @@ class TestGitMode:
         assert folder["commits"]
         assert "dream: rebuild MEMORY.md" in git(root, "log", "--format=%s")
         assert git(root, "status", "--porcelain") == ""
+
+
+def _sidecar(tmp_path: Path, **extra: object) -> Path:
+    """A stored proposal written by ``write_pending``, its sidecar then edited by ``extra``."""
+    from datetime import UTC, datetime
+
+    from dreamd.dream.model import Decision
+    from dreamd.dream.pending import write_pending
+
+    folder = tmp_path / "memory"
+    folder.mkdir()
+    decision = Decision(
+        "a.md", "project", "FULLY_STALE", "trash", "dup", of="b.md", missing_refs=("x.py",)
+    )
+    target = write_pending(
+        tmp_path / "state",
+        folder,
+        new_index="# Memory\n",
+        old_index=None,
+        trash=[("a.md", "0" * 64, "dup")],
+        run_id="r1",
+        now=datetime(2026, 12, 1, tzinfo=UTC),
+        decisions=[decision],
+    )
+    sidecar = target.with_suffix(".json")
+    raw = json.loads(sidecar.read_text())
+    for key, value in extra.items():
+        if value is None:
+            raw.pop(key)
+        else:
+            raw[key] = value
+    sidecar.write_text(json.dumps(raw))
+    return target
+
+
+def test_a_proposal_keeps_the_dry_runs_decisions_for_the_files_it_trashes(
+    tmp_path: Path,
+) -> None:
+    from dreamd.dream.model import Decision
+    from dreamd.dream.pending import load_pending
+
+    loaded = load_pending(_sidecar(tmp_path))
+    assert loaded.decisions == (
+        Decision(
+            "a.md", "project", "FULLY_STALE", "trash", "dup", of="b.md", missing_refs=("x.py",)
+        ),
+    )
+
+
+def test_a_proposal_from_before_the_decisions_were_kept_still_loads(tmp_path: Path) -> None:
+    """An older dreamd's sidecar (no ``decisions``) is applied as before: no file list."""
+    from dreamd.dream.pending import load_pending
+
+    loaded = load_pending(_sidecar(tmp_path, decisions=None))
+    assert loaded.decisions == () and loaded.trash == (("a.md", "0" * 64),)
+
+
+def test_a_damaged_decision_makes_the_proposal_damaged_not_a_crash(tmp_path: Path) -> None:
+    """A decision that does not read back (an unknown action) marks the proposal damaged
+    (version 0, never applied) and names the sidecar."""
+    from dreamd.dream.pending import pending_files
+
+    _sidecar(tmp_path, decisions=[{"file": "a.md", "action": "explode"}])
+    (damaged,) = pending_files(tmp_path / "state")
+    assert damaged.version == 0 and "damaged sidecar" in damaged.reason
