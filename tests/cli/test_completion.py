@@ -7,7 +7,6 @@ variables (their meaning per shell is click's ``get_completion_args``).
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -17,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from dreamd.cli import COMMANDS
+from tests.process import modules_loaded
 
 #: The console script the completion scripts call, installed beside this interpreter.
 DREAMD = Path(sys.executable).with_name("dreamd")
@@ -25,16 +25,6 @@ pytestmark = pytest.mark.skipif(not DREAMD.exists(), reason="dreamd is not insta
 
 #: Variables that would point dreamd at the developer's own data instead of the test HOME.
 _HOST_PREFIXES = ("XDG_", "DREAMD_", "CLAUDE_")
-
-PROBE = """
-import json, sys
-from dreamd.cli import main
-try:
-    main()
-except SystemExit:
-    pass
-print(json.dumps(sorted(sys.modules)), file=sys.stderr)
-"""
 
 
 def environment(home: Path, **extra: str) -> dict[str, str]:
@@ -188,19 +178,6 @@ def test_fish_loads_the_script_and_completes_with_it(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == [f"sources\t{COMMANDS['sources'].short_help}"]
-
-
-def modules_loaded(home: Path, *args: str, **env: str) -> set[str]:
-    """The modules a fresh interpreter holds after ``dreamd.cli.main`` ran with ``env``."""
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, *args],
-        capture_output=True,
-        text=True,
-        env=environment(home, **env),
-        timeout=120,
-        check=True,
-    )
-    return set(json.loads(done.stderr.strip().splitlines()[-1]))
 
 
 def heavy(loaded: set[str]) -> set[str]:

@@ -9,46 +9,15 @@ service tens of megabytes; these tests keep them out where they are not used.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.process import run_dreamd
+from tests.process import modules_loaded, run_dreamd
 from tests.service.daemon import write_config
-
-#: Variables that would point dreamd at the developer's own data instead of the test HOME.
-_HOST_PREFIXES = ("XDG_", "DREAMD_", "CLAUDE_", "CODEX_", "PI_", "JOURNAL_")
-
-COMMAND_PROBE = """
-import json, sys
-from dreamd.cli import main
-try:
-    main()
-except SystemExit:
-    pass
-print(json.dumps(sorted(sys.modules)), file=sys.stderr)
-"""
 
 #: The machinery of the jobs: a command that runs neither job must not load it.
 JOBS = ("sqlalchemy", "alembic", "yaml", "dreamd.collect.collector", "dreamd.dream.gardener")
-
-
-def probe(home: Path, code: str, *args: str) -> set[str]:
-    """The modules a fresh interpreter holds after running ``code`` with ``args``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(_HOST_PREFIXES)}
-    env["HOME"] = str(home)
-    done = subprocess.run(
-        [sys.executable, "-c", code, *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=True,
-    )
-    return set(json.loads(done.stderr.strip().splitlines()[-1]))
 
 
 def loaded(modules: set[str], prefixes: tuple[str, ...]) -> set[str]:
@@ -73,7 +42,7 @@ def test_reading_commands_load_neither_job_nor_the_sql_layer(
 ) -> None:
     """``status`` and ``log`` read the state database through sqlite3, and nothing logs;
     a JSON document draws no table either."""
-    modules = probe(used_home, COMMAND_PROBE, *command)
+    modules = modules_loaded(used_home, *command)
     assert loaded(modules, JOBS) == set()
     assert loaded(modules, ("structlog",)) == set()
     if "--json" in command:
@@ -87,12 +56,14 @@ def test_the_idle_service_loads_no_job_until_one_runs(isolated_home: Path) -> No
         "import dreamd.cli.service, dreamd.service.runner, dreamd.jobs\n"
         "print(json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
     )
-    modules = probe(isolated_home, code)
+    modules = modules_loaded(isolated_home, code=code)
     assert "dreamd.service.runner" in modules
     assert loaded(modules, (*JOBS, "dreamd.dream", "dreamd.collect.run", "rich")) == set()
 
 
-def test_logging_loads_structlog_on_the_first_line_without_rich(isolated_home: Path) -> None:
+def test_logging_loads_structlog_on_the_first_line_without_rich(
+    isolated_home: Path, tmp_path: Path
+) -> None:
     """Configuring logging costs nothing; the first line loads structlog (not its rich
     integration), is the usual JSON, and rich still imports afterwards for tables."""
     code = (
@@ -105,18 +76,16 @@ def test_logging_loads_structlog_on_the_first_line_without_rich(isolated_home: P
         "log.info('probe.logged', answer=42)\n"
         "after_line = sorted(m for m in sys.modules if m.split('.')[0] in ('structlog', 'rich'))\n"
         "import rich.table\n"
-        "print(json.dumps([before, after_line, json.loads(stream.getvalue())]))\n"
+        "found = [before, after_line, json.loads(stream.getvalue())]\n"
+        "open(sys.argv[1], 'w').write(json.dumps(found))\n"
         "print(json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith(_HOST_PREFIXES)}
-    env["HOME"] = str(isolated_home)
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
-    before, after_line, line = json.loads(done.stdout)
+    found = tmp_path / "found.json"
+    modules = modules_loaded(isolated_home, str(found), code=code)
+    before, after_line, line = json.loads(found.read_text())
     assert before is False
     assert "structlog" in after_line and not [m for m in after_line if m.startswith("rich")]
+    assert "rich.table" in modules
     assert (line["event"], line["level"], line["answer"], line["logger"]) == (
         "probe.logged",
         "info",
