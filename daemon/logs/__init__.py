@@ -15,6 +15,10 @@ printed by the ``warnings`` module straight to stderr as plain text; once
 logging is configured they become ``python.warning`` lines of the same
 stream (``category``, ``message``, ``filename``, ``lineno``), so under
 journald every line stays one JSON object.
+
+structlog is loaded by the first line logged, not by ``configure_logging``
+(the rendering lives in ``dreamd.logs.format``): most commands log nothing,
+and structlog with its processors is a large part of their start-up.
 """
 
 from __future__ import annotations
