@@ -3,7 +3,7 @@
 Usage::
 
     python benchmarks/whole.py [--sessions N] [--memories N] [--rounds R] [--keep DIR]
-                               [--only NAME ...] [--growth]
+                               [--only NAME ...] [--growth] [--markdown]
 
 Generates the data once (10,000 synthetic Claude Code sessions, a 50 MB
 transcript, a folder of 10,000 memory files, a project folder of 3,000
@@ -103,6 +103,24 @@ class Row:
         verdict = "met" if self.met else "NOT MET"
         value = f"{self.value:9.3f} {self.unit}"
         return f"{self.name:<20}{value}  {base}  {ratio}  {self.target:<28}{verdict}"
+
+    def markdown(self) -> str:
+        """The row as a line of a Markdown table (``--markdown``), for the docs."""
+        base = f"{self.baseline:.3f} {self.unit}" if self.baseline is not None else "—"
+        ratio = f"{self.value / self.baseline:.2f}x" if self.baseline else "—"
+        verdict = "met" if self.met else "**not met**"
+        target = self.target.replace("<=", "≤").replace(">=", "≥")
+        value = f"{self.value:.3f} {self.unit}"
+        return f"| {self.name} | {value} | {base} | {ratio} | {target} | {verdict} |"
+
+
+def conditions() -> str:
+    """Where and how loaded the machine was: the numbers mean little without it."""
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    return (
+        f"{os.cpu_count()} cores, Python {sys.version.split()[0]}, load average {load} "
+        f"(1, 5, 15 min)"
+    )
 
 
 # --- running things ---------------------------------------------------------------------------
@@ -547,6 +565,8 @@ def main(argv: list[str] | None = None) -> int:
                         "dream collect postgres idle")  # fmt: skip
     parser.add_argument("--growth", action="store_true", help="also print the growth exponents "
                         "(of the rows --only names)")  # fmt: skip
+    parser.add_argument("--markdown", action="store_true", help="also print the table as "
+                        "Markdown, with the machine's load, for docs/performance.md")  # fmt: skip
     args = parser.parse_args(argv)
     wanted = set(
         args.only or ["startup", "scan", "service", "show", "dream", "collect", "postgres", "idle"]
@@ -562,6 +582,7 @@ def main(argv: list[str] | None = None) -> int:
         if "dream" in wanted:
             recent = session_home(root, "recent", args.sessions, recent=True)
         print(f"data ready in {time.perf_counter() - started:.0f} s under {root}", flush=True)
+        print(f"before: {conditions()}", flush=True)
         if "startup" in wanted:
             rows += startup_rows(sessions, args.rounds)
         if "scan" in wanted:
@@ -579,6 +600,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{'row':<20}{'dreamd':>11}  {'baseline':>11}  {'ratio':>7}  {'target':<28}")
         for row in rows:
             print(row.line())
+        print(f"after: {conditions()}")
+        if args.markdown:
+            print("\n| row | dreamd | baseline | ratio | target | |\n|---|---|---|---|---|---|")
+            for row in rows:
+                print(row.markdown())
         if args.growth:
             print()
             for line in growth(root, max(1, args.rounds // 2), wanted):
