@@ -164,22 +164,42 @@ class Message:
     @classmethod
     def build(cls, id: str, role: Role, text: str, timestamp: datetime | None) -> Message | None:
         """The message, or None when its text is empty once made valid (only NULs, say) and
-        its private spans are gone."""
-        if not strip_private(clean_text(text)).strip():
+        its private spans are gone.
+
+        The text is cleaned once, here (``__post_init__`` would clean it again):
+        readers build hundreds of thousands of messages in a scan.
+        """
+        text = strip_private(clean_text(text))
+        if not text.strip():
             return None
-        return cls(id, role, text, timestamp)
+        message = object.__new__(cls)
+        message._set(id, role, text, timestamp)
+        return message
 
     def __post_init__(self) -> None:
-        if self.role not in _ROLES:
-            raise ValueError(f"role must be user or assistant, got {self.role!r}")
-        if not self.id:
+        self._set(self.id, self.role, self.text, self.timestamp, cleaned=False)
+
+    def _set(
+        self, id: str, role: Role, text: str, timestamp: datetime | None, *, cleaned: bool = True
+    ) -> None:
+        """Check and set every field (``cleaned``: ``text`` is already valid and non-empty)."""
+        if role not in _ROLES:
+            raise ValueError(f"role must be user or assistant, got {role!r}")
+        if not id:
             raise ValueError("a message needs an id")
-        object.__setattr__(self, "id", clean_id(self.id))
-        object.__setattr__(self, "text", strip_private(clean_text(self.text)))
-        if not self.text.strip():
-            raise ValueError(f"message {self.id} has no text")
-        _require_utc(self.timestamp, f"timestamp of message {self.id}")
-        object.__setattr__(self, "fingerprint", fingerprint(self.role, self.text))
+        id = clean_id(id)
+        if not cleaned:
+            text = strip_private(clean_text(text))
+            if not text.strip():
+                raise ValueError(f"message {id} has no text")
+        if timestamp is not None and timestamp.utcoffset() is None:
+            _require_utc(timestamp, f"timestamp of message {id}")
+        setter = object.__setattr__
+        setter(self, "id", id)
+        setter(self, "role", role)
+        setter(self, "text", text)
+        setter(self, "timestamp", timestamp)
+        setter(self, "fingerprint", fingerprint(role, text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,9 +240,9 @@ class Conversation:
             if message.id in seen:
                 raise ValueError(f"duplicate message id {message.id} in {self.ref.key}")
             seen.add(message.id)
-        digest = hashlib.sha256()
-        for message in self.messages:
-            digest.update(f"{message.id}\t{message.fingerprint}\n".encode("utf-8", "surrogatepass"))
+        # One update of the concatenation: the same digest as one update per message.
+        lines = "".join([f"{message.id}\t{message.fingerprint}\n" for message in self.messages])
+        digest = hashlib.sha256(lines.encode("utf-8", "surrogatepass"))
         object.__setattr__(self, "revision", digest.hexdigest()[:32])
 
     @property
