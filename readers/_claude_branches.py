@@ -96,19 +96,34 @@ class Graph:
 
 
 def _graph(records: Iterable[Linked]) -> Graph:
-    """The main chain (no sidechain records), each uuid once (its first record)."""
+    """The main chain (no sidechain records), each uuid once (its first record).
+
+    Written out long-hand (no helper calls per record): it runs over every
+    record of every transcript a scan reads.
+    """
     graph = Graph()
+    by_uuid, order, position = graph.records, graph.order, graph.position
     for record in records:
-        uuid = _text(record.uuid)
-        if uuid is None or record.is_sidechain is True or uuid in graph.records:
+        uuid = record.uuid
+        if not isinstance(uuid, str) or not uuid or record.is_sidechain is True or uuid in by_uuid:
             continue
-        graph.position[uuid] = len(graph.order)
-        graph.records[uuid] = record
-        graph.order.append(uuid)
-    for uuid in graph.order:
-        parent = graph.parent(uuid)
-        if parent is not None and parent in graph.records:
-            graph.children.setdefault(parent, []).append(uuid)
+        position[uuid] = len(order)
+        by_uuid[uuid] = record
+        order.append(uuid)
+    children = graph.children
+    for uuid in order:
+        record = by_uuid[uuid]
+        parent = record.parent_uuid
+        if not isinstance(parent, str) or not parent:
+            parent = record.logical_parent_uuid
+            if not isinstance(parent, str) or not parent:
+                continue
+        if parent in by_uuid:
+            siblings = children.get(parent)
+            if siblings is None:
+                children[parent] = [uuid]
+            else:
+                siblings.append(uuid)
     return graph
 
 
@@ -196,9 +211,25 @@ def _below(graph: Graph, roots: Sequence[str], keep: dict[str, str | None]) -> s
     return found
 
 
+def _has_rewind_shape(graph: Graph, is_prompt: Callable[[Linked], bool]) -> bool:
+    """Whether any record has two children whose branches start with a typed prompt.
+
+    Without one nothing was rewound, wherever the spine runs: most transcripts,
+    which are then spared the walk.
+    """
+    for children in graph.children.values():
+        if len(children) >= 2:
+            prompts = sum(1 for c in children if _starts_with_prompt(graph, c, is_prompt))
+            if prompts >= 2:
+                return True
+    return False
+
+
 def abandoned_branches(records: Iterable[Linked], is_prompt: Callable[[Linked], bool]) -> set[str]:
     """The uuids of every record on a branch the person rewound and replaced."""
     graph = _graph(records)
+    if not _has_rewind_shape(graph, is_prompt):
+        return set()
     leaf = latest_leaf(graph)
     if leaf is None:
         return set()
