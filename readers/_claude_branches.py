@@ -98,32 +98,31 @@ class Graph:
 def _graph(records: Iterable[Linked]) -> Graph:
     """The main chain (no sidechain records), each uuid once (its first record).
 
-    Written out long-hand (no helper calls per record): it runs over every
-    record of every transcript a scan reads.
+    One pass, written out long-hand: it runs over every record of every
+    transcript a scan reads. A child is filed under its parent before the
+    parent is known to be in the file; parents that never came are left out
+    at the end. ``position`` is filled only when a walk needs it.
     """
     graph = Graph()
-    by_uuid, order, position = graph.records, graph.order, graph.position
+    by_uuid, order, children = graph.records, graph.order, graph.children
     for record in records:
         uuid = record.uuid
         if not isinstance(uuid, str) or not uuid or record.is_sidechain is True or uuid in by_uuid:
             continue
-        position[uuid] = len(order)
         by_uuid[uuid] = record
         order.append(uuid)
-    children = graph.children
-    for uuid in order:
-        record = by_uuid[uuid]
         parent = record.parent_uuid
         if not isinstance(parent, str) or not parent:
             parent = record.logical_parent_uuid
             if not isinstance(parent, str) or not parent:
                 continue
-        if parent in by_uuid:
-            siblings = children.get(parent)
-            if siblings is None:
-                children[parent] = [uuid]
-            else:
-                siblings.append(uuid)
+        siblings = children.get(parent)
+        if siblings is None:
+            children[parent] = [uuid]
+        else:
+            siblings.append(uuid)
+    for parent in [parent for parent in children if parent not in by_uuid]:
+        del children[parent]
     return graph
 
 
@@ -153,6 +152,8 @@ def spine(graph: Graph, leaf: str) -> dict[str, str | None]:
 
 def _written_before(graph: Graph, uuid: str, walked: dict[str, str | None]) -> str | None:
     """The nearest record before ``uuid`` in file order that the walk has not met."""
+    if not graph.position:
+        graph.position.update({uuid: index for index, uuid in enumerate(graph.order)})
     index = graph.position[uuid] - 1
     while index >= 0 and graph.order[index] in walked:
         index -= 1

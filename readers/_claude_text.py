@@ -192,6 +192,8 @@ def prompt_text(record: Record, *, rejections: bool = True) -> str:
     texts = _user_texts(record)
     if rejections:
         texts += _rejection_reasons(record)
+    if not texts:
+        return ""
     parts = (clean_prompt(text) for text in texts)
     return "\n\n".join(part for part in parts if part)
 
