@@ -68,8 +68,10 @@ class SessionInfo(NamedTuple):
 def summarize(conversation: Conversation) -> SessionInfo:
     """The metadata of a cleanly read conversation."""
     ref = conversation.ref
-    users = [m for m in conversation.messages if m.role == "user"]
+    messages = conversation.messages
+    users = [m for m in messages if m.role == "user"]
     opening = users[0] if users else None
+    stamps = [m.timestamp for m in messages if m.timestamp is not None]
     return SessionInfo(
         tool=ref.tool,
         session_id=ref.session_id,
@@ -78,9 +80,9 @@ def summarize(conversation: Conversation) -> SessionInfo:
         file_version=ref.file_version,
         activity_at=ref.activity_at,
         project=conversation.project,
-        first_message_at=conversation.first_message_at,
-        last_message_at=conversation.last_message_at,
-        messages=len(conversation.messages),
+        first_message_at=min(stamps) if stamps else None,  # ``Conversation.first_message_at``
+        last_message_at=max(stamps) if stamps else None,
+        messages=len(messages),
         user_messages=len(users),
         revision=conversation.revision,
         machine_opening=conversation.automated

@@ -219,15 +219,22 @@ def _has_rewind_shape(graph: Graph, is_prompt: Callable[[Linked], bool]) -> bool
     which are then spared the walk.
     """
     for children in graph.children.values():
-        if len(children) >= 2:
-            prompts = sum(1 for c in children if _starts_with_prompt(graph, c, is_prompt))
-            if prompts >= 2:
-                return True
+        if len(children) < 2:
+            continue
+        starts = [branch_start(graph, child) for child in children]
+        users = [start for start in starts if start is not None and start.type == "user"]
+        # A prompt is a user record: most forks (parallel tool results, progress
+        # beside a result) have fewer than two, and the prompt rules are not run.
+        if len(users) >= 2 and sum(1 for start in users if is_prompt(start)) >= 2:
+            return True
     return False
 
 
 def abandoned_branches(records: Iterable[Linked], is_prompt: Callable[[Linked], bool]) -> set[str]:
-    """The uuids of every record on a branch the person rewound and replaced."""
+    """The uuids of every record on a branch the person rewound and replaced.
+
+    ``is_prompt`` is true of a typed prompt, which is always a ``user`` record.
+    """
     graph = _graph(records)
     if not _has_rewind_shape(graph, is_prompt):
         return set()

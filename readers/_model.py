@@ -170,7 +170,7 @@ class Message:
         readers build hundreds of thousands of messages in a scan.
         """
         text = strip_private(clean_text(text))
-        if not text.strip():
+        if not text or text.isspace():  # ``not text.strip()``, without the copy
             return None
         message = object.__new__(cls)
         message._set(id, role, text, timestamp)

@@ -143,8 +143,13 @@ class _Session:
         if kind == "assistant" or kind == "user":
             if self.project is None or self.entrypoint is None:
                 self._note_context(record)
-            if record.is_sidechain is True or self._is_repeat(record):
+            if record.is_sidechain is True:
                 return
+            uuid = record.uuid  # ``_is_repeat``, inline
+            if isinstance(uuid, str) and uuid:
+                if uuid in self.seen_uuids:
+                    return
+                self.seen_uuids.add(uuid)
             if kind == "assistant":
                 self._take_reply(number, record)
             else:
