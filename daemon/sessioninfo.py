@@ -129,13 +129,13 @@ def is_machine_opening(text: str) -> bool:
     """
     if _PLACEHOLDER.search(text):
         return True
-    signals = (
-        bool(_SYSTEM_VOICE.search(text)),
-        len(_SCAFFOLD_TAGS.findall(text)) >= 2,
-        bool(_OUTPUT_CONTRACT.search(text)),
-        len(text) > 4000,
-    )
-    return sum(signals) >= 2
+    # The signals are counted cheapest first and the output contract (a slow search,
+    # run on every session a scan reads) only when it can decide: the same count.
+    signals = bool(_SYSTEM_VOICE.search(text)) + (len(text) > 4000)
+    signals += len(_SCAFFOLD_TAGS.findall(text)) >= 2
+    if signals != 1:
+        return signals >= 2
+    return bool(_OUTPUT_CONTRACT.search(text))
 
 
 _ACKNOWLEDGEMENTS = frozenset(
