@@ -194,12 +194,18 @@ class Message:
                 raise ValueError(f"message {id} has no text")
         if timestamp is not None and timestamp.utcoffset() is None:
             _require_utc(timestamp, f"timestamp of message {id}")
-        setter = object.__setattr__
-        setter(self, "id", id)
-        setter(self, "role", role)
-        setter(self, "text", text)
-        setter(self, "timestamp", timestamp)
-        setter(self, "fingerprint", fingerprint(role, text))
+        _set_id(self, id)
+        _set_role(self, role)
+        _set_text(self, text)
+        _set_timestamp(self, timestamp)
+        _set_fingerprint(self, fingerprint(role, text))
+
+
+# The slots' own setters: what ``object.__setattr__`` ends up calling on a frozen
+# dataclass, at half its cost (a scan builds a hundred thousand messages).
+_set_id, _set_role, _set_text, _set_timestamp, _set_fingerprint = (
+    Message.__dict__[name].__set__ for name in ("id", "role", "text", "timestamp", "fingerprint")
+)
 
 
 @dataclass(frozen=True, slots=True)
