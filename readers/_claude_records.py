@@ -18,6 +18,7 @@ makes hundreds of thousands of them and the collector need not track them.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,11 +110,22 @@ _decode_link = msgspec.json.Decoder(Link).decode
 
 @dataclass(slots=True)
 class Decoded:
-    """Records recovered from a transcript, with the counts that tell it from garbage."""
+    """Records recovered from a transcript, with the counts that tell it from garbage.
 
-    records: list[tuple[int, Link]] = field(default_factory=list)
+    ``lines`` holds each record's (1-based) line; None when record ``i`` is on
+    line ``i + 1``, as in every well-formed file (``numbered`` pairs them).
+    """
+
+    records: list[Link] = field(default_factory=list)
+    lines: list[int] | None = field(default_factory=list)
     good_lines: int = 0
     bad_lines: list[int] = field(default_factory=list)
+
+    def numbered(self) -> Iterator[tuple[int, Link]]:
+        """``(line, record)`` for every record, in file order."""
+        if self.lines is None:
+            return enumerate(self.records, 1)
+        return zip(self.lines, self.records, strict=True)
 
     @property
     def mostly_garbage(self) -> bool:
@@ -156,7 +168,7 @@ def _decode_well_formed(lines: list[bytes]) -> Decoded | None:
         mark = acted_on.get(kind) if kind.__class__ is str else None
         if mark is not None and mark not in lines[index] and not _has_mark(lines[index]):
             records[index] = _as_link(record)
-    return Decoded(list(enumerate(records, 1)), good_lines=count)
+    return Decoded(records, lines=None, good_lines=count)
 
 
 def _has_mark(line: bytes) -> bool:
@@ -176,7 +188,8 @@ def _as_link(record: Link) -> Link:
 
 def _decode_line_by_line(lines: list[bytes]) -> Decoded:
     """The careful path: each line on its own, damaged lines recovered or counted."""
-    decoded = Decoded()
+    numbers: list[int] = []
+    decoded = Decoded(lines=numbers)
     last = len(lines) - 1
     for index, line in enumerate(lines):
         if not line.strip():
@@ -184,15 +197,18 @@ def _decode_line_by_line(lines: list[bytes]) -> Decoded:
         try:
             record = _decode_record(line) if _has_mark(line) else _decode_link(line)
         except (msgspec.DecodeError, RecursionError):
-            _recover_line(decoded, line, index + 1, torn=index == last)
+            recovered = _recover_line(decoded, line, index + 1, torn=index == last)
+            numbers.extend([index + 1] * recovered)
             continue
-        decoded.records.append((index + 1, record))
+        decoded.records.append(record)
+        numbers.append(index + 1)
         decoded.good_lines += 1
     return decoded
 
 
-def _recover_line(decoded: Decoded, line: bytes, number: int, *, torn: bool) -> None:
-    """Slow path for one line: wrong shapes, two records on one line, garbage.
+def _recover_line(decoded: Decoded, line: bytes, number: int, *, torn: bool) -> int:
+    """Slow path for one line: wrong shapes, two records on one line, garbage; how
+    many records it held.
 
     An undecodable last line without a newline is a record still being
     written: it is left out, not counted against the file. NUL padding and a
@@ -200,19 +216,18 @@ def _recover_line(decoded: Decoded, line: bytes, number: int, *, torn: bool) -> 
     """
     line = trim_padding(line)
     if not line.strip():
-        return
+        return 0
     try:
         values = [value for _, value in decode_json_lines(line).records]
     except RecursionError:
         values = []
     records = [record for record in map(_record_from_value, values) if record is not None]
     if records:
-        decoded.records.extend((number, record) for record in records)
+        decoded.records.extend(records)
         decoded.good_lines += 1
-    elif values or not line.strip():
-        return
-    elif not torn:
+    elif not values and line.strip() and not torn:
         decoded.bad_lines.append(number)
+    return len(records)
 
 
 def _record_from_value(value: Any) -> Record | None:

@@ -270,15 +270,15 @@ def _is_typed_prompt(record: Linked) -> bool:
 
 def _conversation(ref: SessionRef, decoded: Decoded) -> Conversation:
     """The session from its records, without the branches the person rewound."""
-    abandoned = abandoned_branches((record for _, record in decoded.records), _is_typed_prompt)
+    abandoned = abandoned_branches(decoded.records, _is_typed_prompt)
     session = _Session()
     take = session.take
     if abandoned:
-        for number, record in decoded.records:
+        for number, record in decoded.numbered():
             if isinstance(record, Record) and not _in(record.uuid, abandoned):
                 take(number, record)
     else:
-        for number, record in decoded.records:
+        for number, record in decoded.numbered():
             if isinstance(record, Record):
                 take(number, record)
     return Conversation(
