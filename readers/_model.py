@@ -90,7 +90,7 @@ class FileVersion(NamedTuple):
         return self._replace(marker=marker)
 
     def as_dict(self) -> dict[str, int | str]:
-        return dict(self._asdict())
+        return self._asdict()  # a new dict each time
 
 
 @dataclass(frozen=True, slots=True)
