@@ -46,6 +46,7 @@ __all__ = [
     "MAX_NAME_BYTES",
     "MAX_SLUG_BYTES",
     "PRIVATE_FOLDER",
+    "READ_FLAGS",
     "TEMP_SUFFIX",
     "check_name",
     "digest",
@@ -81,7 +82,9 @@ PRIVATE_FOLDER = 0o700
 #: ``O_CLOEXEC`` where the platform has it: no descriptor leaks into a child process.
 CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | CLOEXEC
-_READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | CLOEXEC
+#: How every file dreamd only reads is opened: never blocking on a FIFO, never inherited.
+READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | CLOEXEC
+_READ_FLAGS = READ_FLAGS
 _SEPARATORS = re.compile(r"[^\w]+|_+")
 
 

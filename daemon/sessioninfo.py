@@ -68,8 +68,10 @@ class SessionInfo(NamedTuple):
 def summarize(conversation: Conversation) -> SessionInfo:
     """The metadata of a cleanly read conversation."""
     ref = conversation.ref
-    users = [m for m in conversation.messages if m.role == "user"]
+    messages = conversation.messages
+    users = [m for m in messages if m.role == "user"]
     opening = users[0] if users else None
+    stamps = [m.timestamp for m in messages if m.timestamp is not None]
     return SessionInfo(
         tool=ref.tool,
         session_id=ref.session_id,
@@ -78,9 +80,9 @@ def summarize(conversation: Conversation) -> SessionInfo:
         file_version=ref.file_version,
         activity_at=ref.activity_at,
         project=conversation.project,
-        first_message_at=conversation.first_message_at,
-        last_message_at=conversation.last_message_at,
-        messages=len(conversation.messages),
+        first_message_at=min(stamps) if stamps else None,  # ``Conversation.first_message_at``
+        last_message_at=max(stamps) if stamps else None,
+        messages=len(messages),
         user_messages=len(users),
         revision=conversation.revision,
         machine_opening=conversation.automated
@@ -127,13 +129,13 @@ def is_machine_opening(text: str) -> bool:
     """
     if _PLACEHOLDER.search(text):
         return True
-    signals = (
-        bool(_SYSTEM_VOICE.search(text)),
-        len(_SCAFFOLD_TAGS.findall(text)) >= 2,
-        bool(_OUTPUT_CONTRACT.search(text)),
-        len(text) > 4000,
-    )
-    return sum(signals) >= 2
+    # The signals are counted cheapest first and the output contract (a slow search,
+    # run on every session a scan reads) only when it can decide: the same count.
+    signals = bool(_SYSTEM_VOICE.search(text)) + (len(text) > 4000)
+    signals += len(_SCAFFOLD_TAGS.findall(text)) >= 2
+    if signals != 1:
+        return signals >= 2
+    return bool(_OUTPUT_CONTRACT.search(text))
 
 
 _ACKNOWLEDGEMENTS = frozenset(

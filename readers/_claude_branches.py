@@ -96,19 +96,33 @@ class Graph:
 
 
 def _graph(records: Iterable[Linked]) -> Graph:
-    """The main chain (no sidechain records), each uuid once (its first record)."""
+    """The main chain (no sidechain records), each uuid once (its first record).
+
+    One pass, written out long-hand: it runs over every record of every
+    transcript a scan reads. A child is filed under its parent before the
+    parent is known to be in the file; parents that never came are left out
+    at the end. ``position`` is filled only when a walk needs it.
+    """
     graph = Graph()
+    by_uuid, order, children = graph.records, graph.order, graph.children
     for record in records:
-        uuid = _text(record.uuid)
-        if uuid is None or record.is_sidechain is True or uuid in graph.records:
+        uuid = record.uuid
+        if not isinstance(uuid, str) or not uuid or record.is_sidechain is True or uuid in by_uuid:
             continue
-        graph.position[uuid] = len(graph.order)
-        graph.records[uuid] = record
-        graph.order.append(uuid)
-    for uuid in graph.order:
-        parent = graph.parent(uuid)
-        if parent is not None and parent in graph.records:
-            graph.children.setdefault(parent, []).append(uuid)
+        by_uuid[uuid] = record
+        order.append(uuid)
+        parent = record.parent_uuid
+        if not isinstance(parent, str) or not parent:
+            parent = record.logical_parent_uuid
+            if not isinstance(parent, str) or not parent:
+                continue
+        siblings = children.get(parent)
+        if siblings is None:
+            children[parent] = [uuid]
+        else:
+            siblings.append(uuid)
+    for parent in [parent for parent in children if parent not in by_uuid]:
+        del children[parent]
     return graph
 
 
@@ -138,6 +152,8 @@ def spine(graph: Graph, leaf: str) -> dict[str, str | None]:
 
 def _written_before(graph: Graph, uuid: str, walked: dict[str, str | None]) -> str | None:
     """The nearest record before ``uuid`` in file order that the walk has not met."""
+    if not graph.position:
+        graph.position.update({uuid: index for index, uuid in enumerate(graph.order)})
     index = graph.position[uuid] - 1
     while index >= 0 and graph.order[index] in walked:
         index -= 1
@@ -196,9 +212,32 @@ def _below(graph: Graph, roots: Sequence[str], keep: dict[str, str | None]) -> s
     return found
 
 
+def _has_rewind_shape(graph: Graph, is_prompt: Callable[[Linked], bool]) -> bool:
+    """Whether any record has two children whose branches start with a typed prompt.
+
+    Without one nothing was rewound, wherever the spine runs: most transcripts,
+    which are then spared the walk.
+    """
+    for children in graph.children.values():
+        if len(children) < 2:
+            continue
+        starts = [branch_start(graph, child) for child in children]
+        users = [start for start in starts if start is not None and start.type == "user"]
+        # A prompt is a user record: most forks (parallel tool results, progress
+        # beside a result) have fewer than two, and the prompt rules are not run.
+        if len(users) >= 2 and sum(1 for start in users if is_prompt(start)) >= 2:
+            return True
+    return False
+
+
 def abandoned_branches(records: Iterable[Linked], is_prompt: Callable[[Linked], bool]) -> set[str]:
-    """The uuids of every record on a branch the person rewound and replaced."""
+    """The uuids of every record on a branch the person rewound and replaced.
+
+    ``is_prompt`` is true of a typed prompt, which is always a ``user`` record.
+    """
     graph = _graph(records)
+    if not _has_rewind_shape(graph, is_prompt):
+        return set()
     leaf = latest_leaf(graph)
     if leaf is None:
         return set()

@@ -1,14 +1,24 @@
 """Claude Code's records as decoded from one transcript (the reader's hot path).
 
 Lines that cannot be a user, assistant or queue record (``_USER_MARK`` …) are
-decoded into a struct of their five link fields only, and the rest into small
-typed structs, so that tool inputs and results are scanned but never
-materialised. A torn or damaged line is recovered where it can be and
-counted as damaged (``Decoded.damaged``) where it cannot.
+read as a struct of their five link fields only (``Link``), and the rest as
+small typed structs (``Record``), so that tool inputs and results are scanned
+but never materialised. A torn or damaged line is recovered where it can be
+and counted as damaged (``Decoded.bad_lines``) where it cannot.
+
+Two paths give the same records. A well-formed file (one record on every
+line, nothing blank, torn or damaged) is decoded in one comprehension, every
+line as a ``Record``; only the few records whose kind the reader acts on are
+then checked for a mark on their line, and become a ``Link`` without one, as
+the careful path would have read them. Anything else (a line that does not
+decode as a ``Record``) sends the whole file down the careful path, line by
+line. The structs are never part of a reference cycle (``gc=False``): a read
+makes hundreds of thousands of them and the collector need not track them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +45,7 @@ _ASSISTANT_MARK = b'"assistant"'
 _QUEUE_MARK = b'"queue'
 
 
-class Block(msgspec.Struct):
+class Block(msgspec.Struct, gc=False):
     """One content block; tool inputs, results and thinking are skipped unread.
 
     A tool result's ``content`` stays raw bytes: it is decoded only for an
@@ -48,7 +58,7 @@ class Block(msgspec.Struct):
     content: msgspec.Raw = msgspec.Raw()
 
 
-class ApiMessage(msgspec.Struct):
+class ApiMessage(msgspec.Struct, gc=False):
     """The ``message`` of a user or assistant record."""
 
     id: Any = None
@@ -56,7 +66,7 @@ class ApiMessage(msgspec.Struct):
     content: str | list[Block] | None = None
 
 
-class Attachment(msgspec.Struct, rename="camel"):
+class Attachment(msgspec.Struct, rename="camel", gc=False):
     """The ``attachment`` of an attachment record (only queued prompts matter)."""
 
     type: Any = None
@@ -65,7 +75,7 @@ class Attachment(msgspec.Struct, rename="camel"):
     origin: Any = None
 
 
-class Link(msgspec.Struct, rename="camel"):
+class Link(msgspec.Struct, rename="camel", gc=False):
     """Any line of a transcript as the branch rules see it: what it is and what it follows."""
 
     type: Any = None
@@ -75,7 +85,7 @@ class Link(msgspec.Struct, rename="camel"):
     is_sidechain: Any = None
 
 
-class Record(Link, rename="camel"):
+class Record(Link, rename="camel", gc=False):
     """A user, assistant or queue line, reduced to what selection and cleaning need."""
 
     timestamp: Any = None
@@ -100,11 +110,22 @@ _decode_link = msgspec.json.Decoder(Link).decode
 
 @dataclass(slots=True)
 class Decoded:
-    """Records recovered from a transcript, with the counts that tell it from garbage."""
+    """Records recovered from a transcript, with the counts that tell it from garbage.
 
-    records: list[tuple[int, Link]] = field(default_factory=list)
+    ``lines`` holds each record's (1-based) line; None when record ``i`` is on
+    line ``i + 1``, as in every well-formed file (``numbered`` pairs them).
+    """
+
+    records: list[Link] = field(default_factory=list)
+    lines: list[int] | None = field(default_factory=list)
     good_lines: int = 0
     bad_lines: list[int] = field(default_factory=list)
+
+    def numbered(self) -> Iterator[tuple[int, Link]]:
+        """``(line, record)`` for every record, in file order."""
+        if self.lines is None:
+            return enumerate(self.records, 1)
+        return zip(self.lines, self.records, strict=True)
 
     @property
     def mostly_garbage(self) -> bool:
@@ -113,25 +134,81 @@ class Decoded:
 
 def decode_transcript(data: bytes) -> Decoded:
     """Decode the lines that may hold conversation; count the rest cheaply."""
-    decoded = Decoded()
     lines = data.split(b"\n")
+    decoded = _decode_well_formed(lines)
+    return decoded if decoded is not None else _decode_line_by_line(lines)
+
+
+#: The kinds of record the reader acts on (only these read differently as a ``Link``),
+#: each with the mark most likely on its line.
+_ACTED_ON = {
+    "user": _USER_MARK,
+    "assistant": _ASSISTANT_MARK,
+    "attachment": _QUEUE_MARK,
+    "queue-operation": _QUEUE_MARK,
+}
+
+
+def _decode_well_formed(lines: list[bytes]) -> Decoded | None:
+    """The records of a file holding one decodable record on every line, else None.
+
+    Every line is decoded as a ``Record``; a record of a kind the reader acts
+    on whose line holds no mark becomes the ``Link`` that
+    ``_decode_line_by_line`` would have made of it (a ``Record`` and a
+    ``Link`` of any other kind are read alike).
+    """
+    count = len(lines) - 1 if not lines[-1] else len(lines)
+    try:
+        records: list[Link] = [_decode_record(line) for line in lines[:count]]
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    acted_on = _ACTED_ON
+    for index, record in enumerate(records):
+        kind = record.type
+        mark = acted_on.get(kind) if kind.__class__ is str else None
+        if mark is not None and mark not in lines[index] and not _has_mark(lines[index]):
+            records[index] = _as_link(record)
+    return Decoded(records, lines=None, good_lines=count)
+
+
+def _has_mark(line: bytes) -> bool:
+    """Whether ``line`` may hold a user, assistant or queue record."""
+    return _USER_MARK in line or _ASSISTANT_MARK in line or _QUEUE_MARK in line
+
+
+def _as_link(record: Link) -> Link:
+    return Link(
+        type=record.type,
+        uuid=record.uuid,
+        parent_uuid=record.parent_uuid,
+        logical_parent_uuid=record.logical_parent_uuid,
+        is_sidechain=record.is_sidechain,
+    )
+
+
+def _decode_line_by_line(lines: list[bytes]) -> Decoded:
+    """The careful path: each line on its own, damaged lines recovered or counted."""
+    numbers: list[int] = []
+    decoded = Decoded(lines=numbers)
     last = len(lines) - 1
     for index, line in enumerate(lines):
         if not line.strip():
             continue
-        conversation = _USER_MARK in line or _ASSISTANT_MARK in line or _QUEUE_MARK in line
         try:
-            record = _decode_record(line) if conversation else _decode_link(line)
+            record = _decode_record(line) if _has_mark(line) else _decode_link(line)
         except (msgspec.DecodeError, RecursionError):
-            _recover_line(decoded, line, index + 1, torn=index == last)
+            recovered = _recover_line(decoded, line, index + 1, torn=index == last)
+            numbers.extend([index + 1] * recovered)
             continue
-        decoded.records.append((index + 1, record))
+        decoded.records.append(record)
+        numbers.append(index + 1)
         decoded.good_lines += 1
     return decoded
 
 
-def _recover_line(decoded: Decoded, line: bytes, number: int, *, torn: bool) -> None:
-    """Slow path for one line: wrong shapes, two records on one line, garbage.
+def _recover_line(decoded: Decoded, line: bytes, number: int, *, torn: bool) -> int:
+    """Slow path for one line: wrong shapes, two records on one line, garbage; how
+    many records it held.
 
     An undecodable last line without a newline is a record still being
     written: it is left out, not counted against the file. NUL padding and a
@@ -139,19 +216,18 @@ def _recover_line(decoded: Decoded, line: bytes, number: int, *, torn: bool) -> 
     """
     line = trim_padding(line)
     if not line.strip():
-        return
+        return 0
     try:
         values = [value for _, value in decode_json_lines(line).records]
     except RecursionError:
         values = []
     records = [record for record in map(_record_from_value, values) if record is not None]
     if records:
-        decoded.records.extend((number, record) for record in records)
+        decoded.records.extend(records)
         decoded.good_lines += 1
-    elif values or not line.strip():
-        return
-    elif not torn:
+    elif not values and line.strip() and not torn:
         decoded.bad_lines.append(number)
+    return len(records)
 
 
 def _record_from_value(value: Any) -> Record | None:

@@ -102,39 +102,32 @@ def _is_machine_origin(origin: Any) -> bool:
     return isinstance(kind, str) and kind in _MACHINE_ORIGINS
 
 
-def _user_texts(record: Record) -> list[str]:
-    """The text parts of a user record, without tool results or images.
+def _user_texts(record: Record, *, rejections: bool) -> list[str]:
+    """The text parts of a user record, without tool results or images, then (with
+    ``rejections``) the reasons of the tool uses the person rejected.
 
     A string content on a record that carries ``toolUseResult`` is tool output.
     Text blocks are kept even beside tool results: that is where a message the
     person typed while a tool ran is stored.
+
+    Claude Code stores a rejection's reason inside the result it sends the
+    model: ``The user doesn't want to proceed with this tool use. ... the user
+    said:`` followed by the person's words. Only those words are theirs; a
+    rejection without a reason, and every other error, hold none.
     """
     content = record.message.content if record.message is not None else None
     if isinstance(content, str):
         return [] if len(record.tool_use_result) else [content]
     if not content:
         return []
-    return [b.text for b in content if b.type == "text" and isinstance(b.text, str)]
-
-
-def _rejection_reasons(record: Record) -> list[str]:
-    """What the person typed when rejecting a tool use, from the ``is_error`` tool results.
-
-    Claude Code stores the reason inside the result it sends the model: ``The
-    user doesn't want to proceed with this tool use. ... the user said:``
-    followed by the person's words. Only those words are theirs; a rejection
-    without a reason, and every other error, hold none.
-    """
-    content = record.message.content if record.message is not None else None
-    if not isinstance(content, list):
-        return []
-    reasons = []
-    for block in content:
-        if block.type == "tool_result" and block.is_error is True and len(block.content):
-            reason = _rejection_reason(_result_text(block.content))
-            if reason:
-                reasons.append(reason)
-    return reasons
+    texts = [b.text for b in content if b.type == "text" and isinstance(b.text, str)]
+    if rejections:
+        for block in content:
+            if block.type == "tool_result" and block.is_error is True and len(block.content):
+                reason = _rejection_reason(_result_text(block.content))
+                if reason:
+                    texts.append(reason)
+    return texts
 
 
 def _result_text(raw: msgspec.Raw) -> str:
@@ -189,9 +182,9 @@ def prompt_text(record: Record, *, rejections: bool = True) -> str:
     """
     if _is_hidden_user_record(record) or _is_machine_origin(record.origin):
         return ""
-    texts = _user_texts(record)
-    if rejections:
-        texts += _rejection_reasons(record)
+    texts = _user_texts(record, rejections=rejections)
+    if not texts:
+        return ""
     parts = (clean_prompt(text) for text in texts)
     return "\n\n".join(part for part in parts if part)
 
@@ -217,15 +210,24 @@ def _is_generated_reply(record: Record) -> bool:
 
 
 def reply_texts(record: Record) -> list[str]:
-    """The prose blocks of an assistant record (no thinking, no tool calls)."""
-    if _is_generated_reply(record) or record.message is None:
+    """The prose blocks of an assistant record (no thinking, no tool calls).
+
+    The blocks are looked at first: most records of a streamed reply hold only
+    thinking or a tool call, and need no other test.
+    """
+    message = record.message
+    if message is None:
         return []
-    content = record.message.content
-    if isinstance(content, str):
-        texts = [content]
-    elif content:
+    content = message.content
+    if isinstance(content, list):
         texts = [b.text for b in content if b.type == "text" and isinstance(b.text, str)]
+        if not texts:
+            return []
+    elif isinstance(content, str):
+        texts = [content]
     else:
+        return []
+    if _is_generated_reply(record):
         return []
     return [text for text in map(_clean_reply, texts) if text]
 

@@ -66,12 +66,12 @@ def load_bytes(ref: SessionRef) -> bytes | Unresolved:
     """The file's bytes, read once more if it changed mid-read, or why not."""
     for _attempt in range(2):
         try:
-            data, _version = read_bytes(ref.path, ref.file_version)
+            data, _version = read_bytes(ref.location, ref.file_version)
         except SourceChanged:
             continue
         except OSError as error:
             return unresolved(ref, describe_os_error(error))
-        if not data.strip():
+        if not data or data.isspace():  # not ``strip()``: that copies the whole file
             return unresolved(ref, "empty file")
         return data
     return unresolved(ref, "changing while being read")

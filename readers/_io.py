@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 from urllib.parse import quote
 
-from dreamd.fs import open_regular
+from dreamd.fs import READ_FLAGS, regular_status
 
 from ._model import FileVersion
 from ._text import is_valid_text
@@ -64,16 +64,22 @@ def _version(st: os.stat_result, marker: str = "") -> FileVersion:
     return FileVersion(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, marker)
 
 
-def read_bytes(path: Path, expected: FileVersion | None = None) -> tuple[bytes, FileVersion]:
+def read_bytes(path: Path | str, expected: FileVersion | None = None) -> tuple[bytes, FileVersion]:
     """Read a whole file read-only, with its version checked before and after.
 
     Raises ``SourceChanged`` when the file was replaced or written to while it
     was being read (or differs from ``expected``'s inode), ``OSError`` when it
-    cannot be read at all.
+    cannot be read at all, also for anything but a regular file within
+    ``MAX_FILE_BYTES``. Plain descriptor reads of the size ``stat`` gave (and
+    one byte more, to see growth): a scan reads ten thousand files.
     """
-    with open_regular(path, max_bytes=MAX_FILE_BYTES) as (handle, before):
-        data = handle.read()
-        after = os.fstat(handle.fileno())
+    descriptor = os.open(path, READ_FLAGS)
+    try:
+        before = regular_status(descriptor, path, MAX_FILE_BYTES)
+        data = _read_to_end(descriptor, before.st_size + 1)
+        after = os.fstat(descriptor)
+    finally:
+        os.close(descriptor)
     version = _version(before)
     if _version(after) != version or len(data) != before.st_size:
         raise SourceChanged(f"{path} changed while it was read")
@@ -84,6 +90,18 @@ def read_bytes(path: Path, expected: FileVersion | None = None) -> tuple[bytes, 
     if replaced:
         raise SourceChanged(f"{path} was replaced since it was discovered")
     return data, version
+
+
+def _read_to_end(descriptor: int, limit: int) -> bytes:
+    """At most ``limit`` bytes from ``descriptor``, up to its end."""
+    chunks = []
+    while limit > 0:
+        chunk = os.read(descriptor, limit)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        limit -= len(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def read_head(path: Path, limit: int) -> bytes:

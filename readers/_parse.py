@@ -175,19 +175,26 @@ def parse_timestamp(value: Any) -> datetime | None:
     Returns None for anything else, including out-of-range values.
     """
     try:
+        if value.__class__ is str:  # what every transcript writes: looked at first
+            return _parse_iso(value) if value else None
         if isinstance(value, bool):
             return None
         if isinstance(value, int | float):
             seconds = value / 1000 if abs(value) > 1e11 else value
             return datetime.fromtimestamp(seconds, tz=UTC)
         if isinstance(value, str) and value:
-            moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-            if moment.tzinfo is None:
-                moment = moment.replace(tzinfo=UTC)
-            return moment.astimezone(UTC)
+            return _parse_iso(value)
     except (ValueError, OverflowError, OSError):
         return None
     return None
+
+
+def _parse_iso(value: str) -> datetime:
+    """An ISO-8601 string as UTC (naive means UTC); raises ``ValueError``, ``OverflowError``."""
+    moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=UTC)
+    return moment if moment.tzinfo is UTC else moment.astimezone(UTC)
 
 
 _tag_cache: dict[tuple[str, ...], re.Pattern[str]] = {}

@@ -99,6 +99,8 @@ def project_problem(path: str) -> str | None:
         return "is not valid text"
     if len(path) > MAX_PATH_CHARS:
         return f"is {len(path)} characters long"
+    if path.startswith("/"):  # what a POSIX path that is absolute starts with
+        return None
     if not (PurePosixPath(path).is_absolute() or PureWindowsPath(path).is_absolute()):
         return "is not an absolute path"
     return None

@@ -133,23 +133,33 @@ class _Session:
     entrypoint: str | None = None
 
     def take(self, number: int, record: Record) -> None:
-        """Fold one record into the session; record types not named here are ignored."""
+        """Fold one record into the session; record types not named here are ignored.
+
+        Runs once per record of every transcript a scan reads: fallback ids are
+        made only for a prompt that has no ``uuid``, the context is looked at
+        only until it is known.
+        """
         kind = record.type
-        if kind == "queue-operation":
+        if kind == "assistant" or kind == "user":
+            if self.project is None or self.entrypoint is None:
+                self._note_context(record)
+            if record.is_sidechain is True:
+                return
+            uuid = record.uuid  # ``_is_repeat``, inline
+            if isinstance(uuid, str) and uuid:
+                if uuid in self.seen_uuids:
+                    return
+                self.seen_uuids.add(uuid)
+            if kind == "assistant":
+                self._take_reply(number, record)
+            else:
+                self._add_prompt(record, prompt_text(record), "user-line-", number)
+        elif kind == "attachment":
+            if record.is_sidechain is True or self._is_repeat(record):
+                return
+            self._add_prompt(record, queued_prompt_text(record), "queued-line-", number)
+        elif kind == "queue-operation":
             self._take_queue_operation(number, record)
-            return
-        if kind != "user" and kind != "assistant" and kind != "attachment":
-            return
-        if kind != "attachment":
-            self._note_context(record)
-        if record.is_sidechain is True or self._is_repeat(record):
-            return
-        if kind == "assistant":
-            self._take_reply(number, record)
-        elif kind == "user":
-            self._add_prompt(record, prompt_text(record), f"user-line-{number}")
-        else:
-            self._add_prompt(record, queued_prompt_text(record), f"queued-line-{number}")
 
     def _note_context(self, record: Record) -> None:
         """The first ``cwd`` is the project; the first ``entrypoint`` says who started it."""
@@ -168,12 +178,15 @@ class _Session:
         self.seen_uuids.add(uuid)
         return False
 
-    def _add_prompt(self, record: Record, text: str, fallback_id: str) -> None:
-        """A prompt, under its record's ``uuid`` (or a line-based id when it has none)."""
+    def _add_prompt(self, record: Record, text: str, fallback: str, number: int) -> None:
+        """A prompt, under its record's ``uuid`` (or ``fallback`` and the line number when
+        it has none)."""
         if text:
             self.prompts.add(text)
             stamp = parse_timestamp(record.timestamp)
-            self.turns.append(_Turn(_record_id(record, fallback_id), "user", [text], stamp))
+            uuid = record.uuid
+            key = uuid if isinstance(uuid, str) and uuid else f"{fallback}{number}"
+            self.turns.append(_Turn(key, "user", [text], stamp))
 
     def _take_reply(self, number: int, record: Record) -> None:
         """Merge the text of split records that share ``message.id``."""
@@ -234,16 +247,13 @@ class _Session:
         return tuple(result)
 
 
-def _record_id(record: Record, fallback: str) -> str:
-    return record.uuid if isinstance(record.uuid, str) and record.uuid else fallback
-
-
 def _reply_id(record: Record, number: int) -> str:
     """``message.id`` (shared by split records), else the record's ``uuid``."""
     message = record.message
     if message is not None and isinstance(message.id, str) and message.id:
         return message.id
-    return _record_id(record, f"assistant-line-{number}")
+    uuid = record.uuid
+    return uuid if isinstance(uuid, str) and uuid else f"assistant-line-{number}"
 
 
 def _in(uuid: Any, uuids: set[str]) -> bool:
@@ -260,11 +270,17 @@ def _is_typed_prompt(record: Linked) -> bool:
 
 def _conversation(ref: SessionRef, decoded: Decoded) -> Conversation:
     """The session from its records, without the branches the person rewound."""
-    abandoned = abandoned_branches((record for _, record in decoded.records), _is_typed_prompt)
+    abandoned = abandoned_branches(decoded.records, _is_typed_prompt)
     session = _Session()
-    for number, record in decoded.records:
-        if isinstance(record, Record) and not _in(record.uuid, abandoned):
-            session.take(number, record)
+    take = session.take
+    if abandoned:
+        for number, record in decoded.numbered():
+            if isinstance(record, Record) and not _in(record.uuid, abandoned):
+                take(number, record)
+    else:
+        for number, record in decoded.numbered():
+            if isinstance(record, Record):
+                take(number, record)
     return Conversation(
         ref=ref,
         project=session.project,
