@@ -35,6 +35,7 @@ import msgspec
 from dreamd.errors import Refused, StateError
 from dreamd.fswrite import private_file, private_folder, tighten_once
 from dreamd.logs import get_logger
+from dreamd.migrations.headschema import HEAD_REVISION, HEAD_SCHEMA
 from dreamd.sessioninfo import SessionInfo
 from dreamd.sqlite import connect_for_writers
 from dreamd.staterows import (
@@ -62,8 +63,6 @@ __all__ = [
     "open_state",
 ]
 
-#: The newest migration; ``open_state`` skips Alembic entirely when the file is at it.
-HEAD_REVISION = "0008"
 
 _SHOWN_PATHS = 5
 
@@ -341,12 +340,30 @@ def open_state(path: Path) -> StateDB:
     try:
         with state.transaction() as connection:
             revision = current_revision(connection)
+            if revision is None and _is_empty(connection):
+                revision = _create_at_head(connection)
     except StateError as error:
         state.close()
         raise StateError(f"cannot open the state database {path}: {error}") from error
     if revision != HEAD_REVISION:
         _upgrade(path)
     return state
+
+
+def _is_empty(connection: sqlite3.Connection) -> bool:
+    """Whether the file holds no table yet (a new state database)."""
+    return connection.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() is None
+
+
+def _create_at_head(connection: sqlite3.Connection) -> str:
+    """Create the newest schema in the caller's transaction; returns its revision.
+
+    The same schema the migrations build (``dreamd.migrations.headschema``), without
+    importing Alembic: a new user's first command does not pay for eight migrations.
+    """
+    for statement in HEAD_SCHEMA:
+        connection.execute(statement)
+    return HEAD_REVISION
 
 
 def _upgrade(path: Path) -> None:

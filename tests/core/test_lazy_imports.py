@@ -92,3 +92,11 @@ def test_logging_loads_structlog_on_the_first_line_without_rich(
         42,
         "dreamd.probe",
     )
+
+
+def test_a_first_command_creates_the_state_database_without_alembic(isolated_home: Path) -> None:
+    """A new user's first command creates the state database at the newest schema directly:
+    neither Alembic nor SQLAlchemy is loaded for it."""
+    modules = modules_loaded(isolated_home, "status", "--json")
+    assert (isolated_home / ".local" / "share" / "dreamd" / "state.db").is_file()
+    assert loaded(modules, ("alembic", "sqlalchemy")) == set()

@@ -264,3 +264,60 @@ def test_threads_share_the_connection_one_transaction_at_a_time(tmp_path: Path) 
         thread.join(60)
     (info,) = db.load_session_cache().values()
     assert info.messages == 200
+
+
+def _schema(path: Path) -> dict[str, object]:
+    """Every table's columns (name, type, not null, default, key position), indexes and
+    their columns, and the stamped revision: what two ways of creating a file must agree on."""
+    with sqlite3.connect(path) as connection:
+        tables = [
+            row[0]
+            for row in connection.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+            )
+        ]
+        schema: dict[str, object] = {
+            "revision": connection.execute("SELECT version_num FROM alembic_version").fetchall()
+        }
+        for table in tables:
+            columns = [row[1:] for row in connection.execute(f"PRAGMA table_info({table})")]
+            indexes = {
+                index[1]: (
+                    index[2],
+                    [row[2] for row in connection.execute(f"PRAGMA index_info({index[1]})")],
+                )
+                for index in connection.execute(f"PRAGMA index_list({table})")
+            }
+            schema[table] = (columns, indexes)
+    return schema
+
+
+def test_a_new_file_gets_exactly_the_schema_the_migrations_build(tmp_path: Path) -> None:
+    """A new state database is created from ``headschema`` without Alembic; it must be the
+    schema the eight migrations build, column for column and index for index (a new
+    migration without its change to ``headschema`` fails here)."""
+    from dreamd.migrations.runner import upgrade
+
+    migrated = tmp_path / "migrated.db"
+    engine = create_state_engine(migrated)
+    upgrade(engine)
+    engine.dispose()
+    created = tmp_path / "data" / "state.db"
+    open_state(created)
+    assert _schema(created) == _schema(migrated)
+    assert _schema(created)["revision"] == [(HEAD_REVISION,)]
+
+
+def test_a_file_without_tables_but_not_empty_of_schema_goes_through_the_migrations(
+    tmp_path: Path,
+) -> None:
+    """Only a file with no table at all is created directly: one holding tables of its own
+    but no revision is left to Alembic, as before (which keeps those tables)."""
+    path = tmp_path / "state.db"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE mine (x)")
+    open_state(path)
+    with sqlite3.connect(path) as connection:
+        names = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
+        (version,) = connection.execute("SELECT version_num FROM alembic_version").fetchone()
+    assert "mine" in names and "session_cache" in names and version == HEAD_REVISION
