@@ -157,7 +157,9 @@ def _dream(target: FolderTarget, run: FolderRun) -> FolderReport:
     plan = planner.plan(gate.gated_folder(folder, verdicts, request.now), git)
     hold = hold_reason(run, target.path, plan)
     if request.mode == "dry-run" or hold is not None:
-        return _propose(target, run, plan, verdicts, hold)
+        return _propose(
+            target, run, plan, verdicts, hold, read={m.name: m.sha256 for m in folder.files}
+        )
     if git is not None and git.dirty:
         dirty = ", ".join(git.dirty[:5])
         refused = f"git work tree {git.root} is not clean: {dirty}"
@@ -208,8 +210,12 @@ def _propose(
     plan: FolderPlan,
     verdicts: Sequence[gate.GateDecision],
     hold: str | None,
+    read: Mapping[str, str],
 ) -> FolderReport:
-    """Seed 004 --dry-run (or a held scheduled run): the pending proposal, nothing applied."""
+    """Seed 004 --dry-run (or a held scheduled run): the pending proposal, nothing applied.
+
+    ``read``: each topic file's SHA-256 as read from disk, before the gate (the snapshot).
+    """
     request = run.request
     base = _report(target, plan)
     if (plan.changes or verdicts) and plan.new_index is not None:
@@ -227,6 +233,7 @@ def _propose(
             reason=hold or "dry run",
             head=plan.git.head if plan.git is not None else None,
             moves=plan.moves,
+            read=read,
         )
     would = [proposed(d.line()) for d in verdicts]
     if plan.git is not None and plan.git.dirty:
