@@ -13,12 +13,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dreamd.catalog import Catalog
-from dreamd.collect.collector import CollectRequest, CollectResult
 from dreamd.collect.policy import live_ids_from_env, selection_policy
-from dreamd.collect.run import collect_job
 from dreamd.config import Settings
 from dreamd.dream.gardener import default_budget
 from dreamd.dream.model import DreamRequest
@@ -27,6 +25,9 @@ from dreamd.dream.stores import GatedStore, close_stores, gated_stores
 from dreamd.lock import pipeline_lock
 from dreamd.progress import NO_PROGRESS, JobProgress, counter
 from dreamd.statedb import StateDB
+
+if TYPE_CHECKING:  # the collector is imported by the collect jobs only: a dream never loads it
+    from dreamd.collect.collector import CollectRequest, CollectResult
 
 __all__ = [
     "JobContext",
@@ -58,6 +59,8 @@ def collect_request(
     progress: JobProgress = NO_PROGRESS,
 ) -> CollectRequest:
     """A collector pass as configured, with the command line's or the service's overrides."""
+    from dreamd.collect.collector import CollectRequest
+
     return CollectRequest(
         machine=settings.machine,
         now=now,
@@ -127,6 +130,8 @@ def run_collect(
     context: JobContext, request: CollectRequest
 ) -> tuple[CollectResult, dict[str, Any]]:
     """One collector pass under the pipeline lock (see ``collect_job``)."""
+    from dreamd.collect.run import collect_job
+
     return collect_job(
         context.settings,
         context.state,
