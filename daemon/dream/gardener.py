@@ -141,7 +141,8 @@ def _targets(
     home: Path,
 ) -> list[FolderTarget]:
     """The memory folders to dream over, each paired with its repository (or none)."""
-    projects = {p for _, p, _ in sessions if p and is_repository(Path(p), home)}
+    named = {p for _, p, _ in sessions if p}  # many sessions share a project: ask once each
+    projects = {p for p in named if is_repository(Path(p), home)}
     by_folder: dict[Path, list[str]] = {}
     for path, project, _ in sessions:
         if project:
