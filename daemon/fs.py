@@ -294,9 +294,33 @@ def open_regular(
 def read_regular(
     path: Path, *, max_bytes: int = 512 * 2**20, follow: bool = True
 ) -> tuple[bytes, os.stat_result]:
-    """The bytes and status of a regular file, read-only (see ``open_regular``)."""
-    with open_regular(path, max_bytes=max_bytes, follow=follow) as (handle, status):
-        return handle.read(max_bytes + 1), status
+    """The bytes and status of a regular file, read-only (see ``open_regular``).
+
+    On the descriptor itself, without a file object: a dream reads ten thousand
+    small files this way, and the buffered layer tripled the cost of each.
+    """
+    descriptor = os.open(path, _READ_FLAGS if follow else _READ_FLAGS | os.O_NOFOLLOW)
+    try:
+        status = regular_status(descriptor, path, max_bytes)
+        return _read_to_end(descriptor, max_bytes + 1, status.st_size), status
+    finally:
+        os.close(descriptor)
+
+
+def _read_to_end(descriptor: int, limit: int, size: int) -> bytes:
+    """At most ``limit`` bytes up to the end of the file (which may have grown past
+    ``size`` since its status was taken); reads of at least 64 KiB after the first."""
+    chunks: list[bytes] = []
+    left = limit
+    want = size + 1
+    while left > 0:
+        chunk = os.read(descriptor, min(left, want))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+        want = max(want, 1 << 16)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def read_if_present(path: Path, *, max_bytes: int = 512 * 2**20) -> bytes | None:

@@ -26,13 +26,14 @@ from dreamd.dream.dating import has_relative_dates
 from dreamd.dream.discovery import FolderTarget
 from dreamd.dream.dreamed import mark_dreamed, was_dreamed
 from dreamd.dream.folder import checks
+from dreamd.dream.folder.facts import kept_facts
 from dreamd.dream.folder.invariant import invariant_from_disk
 from dreamd.dream.folder.inventory import INDEX_NAME, load_folder
 from dreamd.dream.folder.repoview import RepoView
 from dreamd.dream.gates import folder as gate
 from dreamd.dream.gates.flow import proposed
 from dreamd.dream.model import DreamRequest, GitFacts, MemoryFolder
-from dreamd.dream.pending import PendingWrite, write_pending
+from dreamd.dream.pending import PendingWrite, folder_slug, write_pending
 from dreamd.dream.plan import FolderPlan, plan_folder
 from dreamd.dream.preflight import preflight
 from dreamd.dream.report import FolderReport, IndexSummary
@@ -85,17 +86,23 @@ class _Planner:
             if databases
             else None
         )
-        return plan_folder(
-            folder,
-            self.view,
-            now=request.now,
-            budget=request.budget,
-            terms=self.run.terms,
-            read_paths=self.run.read_paths,
-            manifests=manifests,
-            evidence=evidence,
-            git=git,
-        )
+        with kept_facts(facts_path(self.run.state_dir, self.target.path)):
+            return plan_folder(
+                folder,
+                self.view,
+                now=request.now,
+                budget=request.budget,
+                terms=self.run.terms,
+                read_paths=self.run.read_paths,
+                manifests=manifests,
+                evidence=evidence,
+                git=git,
+            )
+
+
+def facts_path(state_dir: Path, folder: Path) -> Path:
+    """Where the facts of a folder's memories are kept between dreams (``folder.facts``)."""
+    return state_dir / "facts" / f"{folder_slug(folder)}.msgpack"
 
 
 def failed_report(path: Path, repo: Path | None, reason: str) -> FolderReport:
@@ -157,7 +164,9 @@ def _dream(target: FolderTarget, run: FolderRun) -> FolderReport:
     plan = planner.plan(gate.gated_folder(folder, verdicts, request.now), git)
     hold = hold_reason(run, target.path, plan)
     if request.mode == "dry-run" or hold is not None:
-        return _propose(target, run, plan, verdicts, hold)
+        return _propose(
+            target, run, plan, verdicts, hold, read={m.name: m.sha256 for m in folder.files}
+        )
     if git is not None and git.dirty:
         dirty = ", ".join(git.dirty[:5])
         refused = f"git work tree {git.root} is not clean: {dirty}"
@@ -208,8 +217,12 @@ def _propose(
     plan: FolderPlan,
     verdicts: Sequence[gate.GateDecision],
     hold: str | None,
+    read: Mapping[str, str],
 ) -> FolderReport:
-    """Seed 004 --dry-run (or a held scheduled run): the pending proposal, nothing applied."""
+    """Seed 004 --dry-run (or a held scheduled run): the pending proposal, nothing applied.
+
+    ``read``: each topic file's SHA-256 as read from disk, before the gate (the snapshot).
+    """
     request = run.request
     base = _report(target, plan)
     if (plan.changes or verdicts) and plan.new_index is not None:
@@ -228,6 +241,7 @@ def _propose(
             head=plan.git.head if plan.git is not None else None,
             moves=plan.moves,
             decisions=[d for d in plan.decisions if d.file in {m.name for m in plan.trash}],
+            read=read,
         )
     would = [proposed(d.line()) for d in verdicts]
     if plan.git is not None and plan.git.dirty:

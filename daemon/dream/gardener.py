@@ -42,7 +42,7 @@ log = get_logger("dreamd.dream")
 def consult_evidence(
     repos: Iterable[Path],
     claude: Path,
-    transcripts: Iterable[Path],
+    transcripts: Iterable[str | Path],
     now: datetime,
     state: StateDB | None = None,
 ) -> tuple[frozenset[str], frozenset[Path]]:
@@ -87,7 +87,7 @@ def run_dream(
         mode = "dry-run" if request.mode == "dry-run" else "no-op"
         return RunReport(request.run_id, mode, (), messages=("No memory directories found",))
     repos = {t.repo for t in targets if t.repo is not None}
-    transcripts = (Path(p) for p, _, _ in sessions)
+    transcripts = (p for p, _, _ in sessions)
     terms, read_paths = consult_evidence(repos, claude, transcripts, request.now, state)
     views = _views(sorted(repos), request.progress)
     run = FolderRun(request, views, terms, read_paths, state_dir, env, home)
@@ -141,12 +141,14 @@ def _targets(
     home: Path,
 ) -> list[FolderTarget]:
     """The memory folders to dream over, each paired with its repository (or none)."""
-    projects = {p for _, p, _ in sessions if p and is_repository(Path(p), home)}
+    named = {p for _, p, _ in sessions if p}  # many sessions share a project: ask once each
+    projects = {p for p in named if is_repository(Path(p), home)}
+    parent = _parents(path for path, project, _ in sessions if project)
     by_folder: dict[Path, list[str]] = {}
     for path, project, _ in sessions:
         if project:
-            by_folder.setdefault(Path(path).parent, []).append(project)
-    known = {project: Path(path).parent for path, project, _ in sessions if project}
+            by_folder.setdefault(parent[path], []).append(project)
+    known = {project: parent[path] for path, project, _ in sessions if project}
     located = located_folders(sorted(projects), claude=claude, env=env, home=home, known=known)
     found = discover_folders(
         claude, projects, by_folder, request.extra_roots, request.only, located=located
@@ -155,6 +157,23 @@ def _targets(
         t if t.repo is None or is_repository(t.repo, home) else FolderTarget(t.path, None)
         for t in found
     ]
+
+
+def _parents(paths: Iterable[str]) -> dict[str, Path]:
+    """Each path's ``Path(path).parent``, one ``Path`` per distinct folder (thousands of
+    transcripts share a few hundred folders)."""
+    folders: dict[str, Path] = {}
+    parents: dict[str, Path] = {}
+    for path in paths:
+        if path.endswith(("/", "/.")) or not path.startswith("/"):  # rare shapes: as Path says
+            parents[path] = Path(path).parent
+            continue
+        folder = path[: path.rfind("/") + 1]  # Path drops the trailing slashes
+        known = folders.get(folder)
+        if known is None:
+            known = folders[folder] = Path(folder)
+        parents[path] = known
+    return parents
 
 
 def _housekeeping(

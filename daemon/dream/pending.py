@@ -55,21 +55,31 @@ def folder_slug(path: Path) -> str:
     return f"{tail}-{hashed}"
 
 
-def folder_snapshot(folder: Path) -> dict[str, str]:
+def folder_snapshot(folder: Path, read: Mapping[str, str] | None = None) -> dict[str, str]:
     """Every ``*.md`` file directly in ``folder`` → its SHA-256 (links never followed).
 
     Hidden files (``.MEMORY.md.prev``) are left out: they are dreamd's own.
+    ``read``: file name → SHA-256 of the bytes the proposal was made from, for
+    the files the run already read; those are not read a second time, and one
+    changed since that read counts as changed after the dry run, as it is.
     """
+    known = read or {}
     snapshot: dict[str, str] = {}
     with os.scandir(folder) as entries:
         for entry in entries:
-            if entry.name.endswith(".md") and not entry.name.startswith("."):
-                try:
-                    found = sha256_of(folder / entry.name)
-                except OSError:
-                    found = "unreadable"
-                snapshot[entry.name] = found or "absent"
+            name = entry.name
+            if name.endswith(".md") and not name.startswith("."):
+                snapshot[name] = known.get(name) or _file_sha(folder / name)
     return dict(sorted(snapshot.items()))
+
+
+def _file_sha(path: Path) -> str:
+    """A snapshot's entry for one file read now: its SHA-256, or why there is none."""
+    try:
+        found = sha256_of(path)
+    except OSError:
+        return "unreadable"
+    return found or "absent"
 
 
 def snapshot_changes(before: Mapping[str, str], now: Mapping[str, str]) -> list[str]:
@@ -208,8 +218,12 @@ def write_pending(
     head: str | None = None,
     moves: int = 0,
     decisions: Sequence[Decision] = (),
+    read: Mapping[str, str] | None = None,
 ) -> Path:
-    """Write (atomically) one folder's proposal and sidecar; returns the proposal path."""
+    """Write (atomically) one folder's proposal and sidecar; returns the proposal path.
+
+    ``read``: the SHA-256 of the topic files as the run read them (``folder_snapshot``).
+    """
     text = proposal.render_proposal(
         new_index,
         _topic_changes(trash, writes, gate, now),
@@ -228,7 +242,7 @@ def write_pending(
         "reason": reason,
         "moves": moves,
         "head": head,
-        "snapshot": folder_snapshot(folder),
+        "snapshot": folder_snapshot(folder, read),
         "trash": [[name, sha, why] for name, sha, why in trash],
         "writes": [_write_json(w) for w in writes],
         "gate": [_gate_json(d) for d in gate],

@@ -50,7 +50,7 @@ class Scanned:
 
 
 def recent_reads(
-    transcripts: Iterable[Path], cutoff: float, state: StateDB | None = None
+    transcripts: Iterable[str | Path], cutoff: float, state: StateDB | None = None
 ) -> frozenset[Path]:
     """Memory files named in the transcripts last written at or after ``cutoff`` (a timestamp).
 
@@ -87,7 +87,7 @@ def reads_in(data: bytes) -> tuple[str, ...]:
     return tuple(dict.fromkeys(memory_path_texts(data)))
 
 
-def _recent_versions(transcripts: Iterable[Path], cutoff: float) -> dict[str, Version]:
+def _recent_versions(transcripts: Iterable[str | Path], cutoff: float) -> dict[str, Version]:
     """Each distinct transcript written at or after ``cutoff``, with its file version."""
     versions: dict[str, Version] = {}
     for transcript in transcripts:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -11,6 +12,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from dreamd.dream.pending import folder_snapshot, snapshot_changes
 from tests.dream.test_dream_cli import OLD, run, topic, tree, write
 
 DATA = Path(".local") / "share" / "dreamd"
@@ -253,3 +255,24 @@ def test_a_damaged_decision_makes_the_proposal_damaged_not_a_crash(tmp_path: Pat
     _sidecar(tmp_path, decisions=[{"file": "a.md", "action": "explode"}])
     (damaged,) = pending_files(tmp_path / "state")
     assert damaged.version == 0 and "damaged sidecar" in damaged.reason
+
+
+class TestTheSnapshotOfWhatTheRunRead:
+    def test_files_read_by_the_run_are_not_hashed_again(self, tmp_path: Path) -> None:
+        """Hashes the run already has are taken as given; the other ``*.md`` files are read."""
+        (tmp_path / "a.md").write_text("a")
+        (tmp_path / "MEMORY.md").write_text("# Memory\n")
+        (tmp_path / ".MEMORY.md.prev").write_text("old")
+        snapshot = folder_snapshot(tmp_path, {"a.md": "sha-of-a-as-read"})
+        index_sha = hashlib.sha256(b"# Memory\n").hexdigest()
+        assert snapshot == {"MEMORY.md": index_sha, "a.md": "sha-of-a-as-read"}
+
+    def test_a_file_changed_after_the_run_read_it_counts_as_changed(self, tmp_path: Path) -> None:
+        """A memory edited between the run's read and the proposal is named by the apply."""
+        (tmp_path / "a.md").write_text("as read")
+        read = {"a.md": hashlib.sha256(b"as read").hexdigest()}
+        (tmp_path / "a.md").write_text("edited since")
+        proposed = folder_snapshot(tmp_path, read)
+        assert snapshot_changes(proposed, folder_snapshot(tmp_path)) == [
+            "a.md changed after the dry run"
+        ]

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dreamd.dream.folder.checks import (
     PROJECT_VERSION_KEY,
@@ -24,6 +27,7 @@ from dreamd.dream.folder.checks import (
 )
 from dreamd.dream.folder.dates import relative_date_mentions
 from dreamd.dream.folder.sections import sectioned_entries
+from dreamd.dream.folder.textlines import split_lines
 from tests.conftest import SHARED_FIXTURES
 
 
@@ -198,6 +202,23 @@ class TestVersionDrift:
 # --------------------------------------------------------------------------- counts, lines
 
 
+# The count pattern as it was, searched line by line: the reference of the one-pass search.
+_LINE_COUNT = re.compile(
+    r"(?<![\w.,/])(\d{1,3}(?:[,_]\d{3})+|\d+)(?:/\d+)?\s+"
+    r"(?:(?:open|closed|failing|failed|passing|passed|skipped|new|unit|integration|e2e|flaky"
+    r"|offene|geschlossene|fehlgeschlagene|bestandene|neue)\s+)?"
+    r"(?:test cases?|test files?|tests?|specs?|suites?|assertions|issues?|bugs?|PRs?"
+    r"|pull requests?|tickets?|passed|failed|failing|passing|skipped|x?failed|xpassed|errors?"
+    r"|testfälle|fehler)\b",
+    re.IGNORECASE,
+)
+_CLAIM_PARTS = [
+    *("1", "23", "1,234", "4_000", "/", "12/30", ",", ".", "a", "x", "e2e", "_"),
+    *(" ", "  ", "\n", "\t", "\x85", "\u2028", " \n "),
+    *("tests", "test cases", "passed", "open ", "unit", "PRs", "Fehler", "issue", "ok"),
+]
+
+
 class TestCountClaims:
     @pytest.mark.parametrize(
         "claim",
@@ -220,6 +241,23 @@ class TestCountClaims:
     def test_other_numbers_are_not_counts(self) -> None:
         """Numbers that count other things are left alone."""
         assert count_claims("Took 3 days, 2 files and version 1.2 tests nothing") == []
+
+    def test_a_claim_never_spans_lines_and_keeps_its_line_number(self) -> None:
+        """The noun on the next line is no claim; a later line's claim carries its number."""
+        text = "3\ntests\n5 passed\n tests, x1 tests, 2,50 bugs\n\n12/30 unit  tests"
+        found = [(f.line, f.text) for f in count_claims(text)]
+        assert found == [(3, "5 passed"), (6, "12/30 unit  tests")]
+
+    @settings(max_examples=3000, deadline=None)
+    @given(st.lists(st.sampled_from(_CLAIM_PARTS), max_size=14).map("".join))
+    def test_equal_to_the_search_line_by_line(self, text: str) -> None:
+        """One search over the text finds what the seed's line-by-line search finds."""
+        by_line = [
+            (number, match.group(0))
+            for number, line in enumerate(split_lines(text), start=1)
+            for match in _LINE_COUNT.finditer(line)
+        ]
+        assert [(f.line, f.text) for f in count_claims(text)] == by_line
 
 
 class TestLineBudget:

@@ -81,3 +81,21 @@ def test_a_declined_promotion_is_not_proposed_again(isolated_home: Path, tmp_pat
     path.write_text(path.read_text().replace("type: project", "type: project\npromotion: declined"))
     again = json.loads(run(isolated_home, *args).stdout)["promotion_candidates"]
     assert again == []
+
+
+def test_declined_marks_are_read_from_the_folders_own_files_only(tmp_path: Path) -> None:
+    """Only the folder's own ``*.md`` files count: a symbolic or hard link to a declined
+    memory elsewhere, a file of another suffix and a subfolder's file do not."""
+    from dreamd.dream.folder.promotion import declined_promotions
+
+    declined = "---\nname: x\npromotion: declined\n---\nBody\n"
+    memory, elsewhere = tmp_path / "memory", tmp_path / "elsewhere"
+    write(memory / "project_own.md", declined)
+    write(memory / "project_kept.md", "---\nname: y\n---\npromotion: declined later\n")
+    write(memory / "notes.txt", declined)
+    write(memory / "sub" / "project_deep.md", declined)
+    write(elsewhere / "outside.md", declined)
+    (memory / "project_symlink.md").symlink_to(elsewhere / "outside.md")
+    os.link(elsewhere / "outside.md", memory / "project_hardlink.md")
+    found = declined_promotions([memory, tmp_path / "missing"])
+    assert found == {(memory / "project_own.md").resolve()}

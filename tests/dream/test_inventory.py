@@ -10,7 +10,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+import yaml
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dreamd.dream.folder import inventory
@@ -227,6 +228,125 @@ class TestEncodings:
     def test_front_matter_like_text_parses(self, text: str) -> None:
         """Text made of front matter punctuation never raises."""
         parse("---\n" + text + "\n---\nbody")
+
+
+# Characters that mean something to YAML, or to its reader, among many plain ones.
+_SPECIAL = [
+    *"-_.,;?!&*|>%@`'\"\\/#:[]{}~=<\t",
+    *("\x00", "\x07", "\x85", "\xa0", "\u2028", "\ufeff", "\ufffe", "é", "—", "\U0001f600"),
+]
+_YAML_CHARS = st.sampled_from(list("abcXYZ019  ") * 3 + _SPECIAL)
+_KEYS = st.one_of(
+    st.sampled_from(["name", "description", "type", "Yes", "on", "NULL", "n", "a-b", "k_1"]),
+    st.text(alphabet=_YAML_CHARS, min_size=1, max_size=8),
+)
+_VALUES = st.one_of(
+    st.sampled_from(["feedback", "true", "Off", "null", "y", "No way", "2026-01-02", ".inf"]),
+    st.builds(
+        str.__add__,
+        st.sampled_from(["a", "Z", "", "'", "-", "1"]),
+        st.text(alphabet=_YAML_CHARS, max_size=24),
+    ),
+)
+_GAPS = st.sampled_from([" ", "  ", "", "\t"])
+_LINES = st.one_of(
+    st.builds("{}:{}{}".format, _KEYS, _GAPS, _VALUES),
+    st.text(alphabet=_YAML_CHARS, max_size=12),
+    st.just(""),
+)
+_BLOCKS = st.lists(_LINES, min_size=1, max_size=5).map("\n".join)
+
+
+# Lines shaped like the fast path's, some one odd character away from it or from another
+# meaning (a word YAML reads as a boolean or null, a special character put in anywhere).
+def _near_simple(key: str, value: str, suffix: str, odd: tuple[int, str] | None) -> str:
+    line = f"{key}: {value}{suffix}"
+    if odd is None:
+        return line
+    at = odd[0] % (len(line) + 1)
+    return line[:at] + odd[1] + line[at:]
+
+
+_NEAR_SIMPLE_LINE = st.builds(
+    _near_simple,
+    st.sampled_from(["name", "description", "type", "a-b", "k_1", "Yes", "on"]),
+    st.from_regex(r"[A-Za-z][a-z0-9 ,.'-]{0,20}", fullmatch=True),
+    st.sampled_from(["", " ", "  ", "o", "ull", "es", "ULL"]),
+    st.one_of(
+        st.none(),
+        st.tuples(st.integers(0, 40), st.sampled_from([*_SPECIAL, " #", ": ", " - ", " &a"])),
+    ),
+)
+_NEAR_SIMPLE = st.lists(_NEAR_SIMPLE_LINE, min_size=1, max_size=3).map("\n".join)
+
+
+def _yaml_reading(block: str, loader: type) -> dict[str, object] | None:
+    """What a YAML loader makes of the block, as ``parse_front_matter`` keys it."""
+    try:
+        loaded = yaml.load(block, Loader=loader)
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError):
+        return None
+    return {str(k): v for k, v in loaded.items()} if isinstance(loaded, dict) else None
+
+
+class TestSimpleFrontMatter:
+    """The plain ``key: value`` fast path reads exactly what YAML reads, or leaves it to YAML."""
+
+    @settings(max_examples=3000, deadline=None)
+    @given(st.one_of(_NEAR_SIMPLE, _BLOCKS))
+    def test_equal_to_both_yaml_loaders(self, block: str) -> None:
+        """Whatever the fast path reads, the C and the pure-Python safe loaders read the same."""
+        simple = inventory.simple_mapping(block)
+        if simple is not None:
+            assert simple == _yaml_reading(block, yaml.SafeLoader)
+            assert simple == _yaml_reading(block, getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+    @settings(max_examples=1000, deadline=None)
+    @given(_BLOCKS)
+    def test_front_matter_unchanged(self, block: str) -> None:
+        """``parse_front_matter`` gives what YAML-then-lenient gave before the fast path."""
+        expected = _yaml_reading(block, inventory._LOADER)
+        if expected is None:
+            expected = inventory._lenient_mapping(block)
+        assert inventory.parse_front_matter(block) == expected
+
+    def test_typical_front_matter_skips_yaml(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """The usual three lines (a dash, an apostrophe, a comma, an em dash) never reach YAML."""
+
+        def no_yaml(*args: object, **kwargs: object) -> object:
+            raise AssertionError("YAML loader called")
+
+        monkeypatch.setattr(yaml, "load", no_yaml)
+        memory = parse(
+            "---\nname: Don't mock the DB\ndescription: Tests hit a real database, "
+            "not mocks — prod-like.  \ntype: feedback\n---\nBody\n"
+        )
+        assert (memory.title, memory.description, memory.type) == (
+            "Don't mock the DB",
+            "Tests hit a real database, not mocks — prod-like.",
+            "feedback",
+        )
+
+    @pytest.mark.parametrize(
+        "block",
+        [
+            "type: yes",
+            "name: null",
+            "On: x",
+            "description: a: b",
+            "name: 'quoted'",
+            "name: x # comment",
+            "name: x\nname: y",
+            "metadata:\n  type: user",
+            "tags: [a, b]",
+            "name: 2026-01-02",
+            "name: x\n  continued",
+            "",
+        ],
+    )
+    def test_yaml_syntax_goes_to_yaml(self, block: str) -> None:
+        """A scalar YAML reads as another type, any YAML syntax, a repeated key: not simple."""
+        assert inventory.simple_mapping(block) is None
 
 
 class TestSplitFrontMatter:

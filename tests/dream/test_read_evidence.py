@@ -11,6 +11,10 @@ import os
 import time
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dreamd.dream.gardener import _parents
 from dreamd.dream.readevidence import reads_in, recent_reads, to_rescan
 from dreamd.statedb import StateDB, open_state
 from tests.process import run_dreamd
@@ -159,3 +163,11 @@ def test_each_dream_sees_what_the_transcripts_say_now(isolated_home: Path, tmp_p
 
     second.unlink()
     assert gone_decision(isolated_home, memory)["action"] == "trash"  # a deleted session
+
+
+@settings(max_examples=2000)
+@given(st.lists(st.text(alphabet="/.ab", max_size=12), max_size=8))
+def test_session_folders_are_what_path_says(paths: list[str]) -> None:
+    """The folders of the sessions' transcripts, one ``Path`` per folder, are exactly
+    ``Path(path).parent`` for every shape of path (``//``, ``/.``, ``..``, relative)."""
+    assert _parents(paths) == {path: Path(path).parent for path in paths}

@@ -147,15 +147,26 @@ def line_count(text: str) -> int:
     return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
 
 
-def _state(
-    base: Index, moved: Collection[str], archived: int, has_archive: bool, budget: int
-) -> _State:
-    """The index with ``moved`` entries gone, its trailer, and hooks cut if still over."""
+def _without_moved(base: Index, moved: Collection[str], archived: int, has_archive: bool) -> Index:
+    """The index with ``moved`` entries gone and its trailer."""
     remaining = base.with_lines(
         line for line in base.lines if line.entry is None or line.entry.file not in moved
     )
     if has_archive or moved:
         remaining = with_trailer(remaining, archived + len(moved))
+    return remaining
+
+
+def _lines_after(base: Index, moved: Collection[str], archived: int, has_archive: bool) -> int:
+    """Lines of the index once ``moved`` entries are gone (what the line limit counts)."""
+    return line_count(_without_moved(base, moved, archived, has_archive).render())
+
+
+def _state(
+    base: Index, moved: Collection[str], archived: int, has_archive: bool, budget: int
+) -> _State:
+    """The index with ``moved`` entries gone, its trailer, and hooks cut if still over."""
+    remaining = _without_moved(base, moved, archived, has_archive)
     text = remaining.render()
     size, lines = nbytes(text), line_count(text)
     if size <= budget:
@@ -207,7 +218,13 @@ def fit_budget(
         names = {c.file for c in movable[:count]}
         return _state(base, names, archived, archive is not None, budget)
 
-    moves = _fewest_moves(lambda count: state(count).fits(budget, line_limit), len(movable))
+    def fits(count: int) -> bool:
+        names = {c.file for c in movable[:count]}
+        if _lines_after(base, names, archived, archive is not None) > line_limit:
+            return False  # shortening hooks never removes a line: no need to cut them
+        return state(count).fits(budget, line_limit)
+
+    moves = _fewest_moves(fits, len(movable))
     final = state(moves)
     moved = movable[:moves]
     new_archive = archive_section(archive, [c.line for c in moved], now) if moved else archive

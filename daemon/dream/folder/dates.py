@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from typing import Literal
 
+from dreamd.dream.folder.facts import Kind, remembered
 from dreamd.dream.folder.textlines import INLINE_CODE, split_lines
 from dreamd.markdown import fenced_flags
 
@@ -197,11 +198,24 @@ def _non_overlapping(
     return kept
 
 
+#: The relative dates of a text, kept between dreams (``facts``).
+MENTIONS: Kind[list[RelativeDate]] = Kind(
+    "relative_date_mentions",
+    lambda found: [list(astuple(m)) for m in found],
+    lambda kept: [RelativeDate(*fields) for fields in kept],
+)
+
+
 def relative_date_mentions(text: str) -> list[RelativeDate]:
     """Seed 004 Phase 2 step 3 / seed 001 Phase 2: every relative date, in text order.
 
     English and German; skips code, concepts and anchored words (module notes).
+    From the last dream when the text is the same (``facts``).
     """
+    return remembered(MENTIONS, text, lambda: _mentions(text))
+
+
+def _mentions(text: str) -> list[RelativeDate]:
     mentions: list[RelativeDate] = []
     if not _may_hold_relative_date(text):
         return mentions

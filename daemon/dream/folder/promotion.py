@@ -18,6 +18,7 @@ it fails) the step says so in one line. A memory marked
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -76,17 +77,34 @@ def declined_promotions(folders: Iterable[Path]) -> set[Path]:
     """
     declined: set[Path] = set()
     for folder in folders:
-        for path in sorted(folder.glob("*.md")):
-            if path.is_symlink() or not path.is_file() or path.stat().st_nlink > 1:
-                continue  # a link is no memory of this folder (issue 15, item 6)
+        for path in _own_markdown_files(folder):
             try:
                 with open(path, "rb") as handle:
                     head = handle.read(4096).decode("utf-8", "replace")
             except OSError:
                 continue
             if _DECLINED.search(head.split("\n---", 1)[0]):
-                declined.add(path.resolve())
+                declined.add(Path(path).resolve())
     return declined
+
+
+def _own_markdown_files(folder: Path) -> list[str]:
+    """The ``*.md`` files directly in ``folder`` that are its own: no link, symbolic or hard
+    (issue 15, item 6); one listing, one ``lstat`` per file."""
+    found: list[str] = []
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if not entry.name.endswith(".md") or entry.is_symlink() or not entry.is_file():
+                    continue
+                try:
+                    if entry.stat(follow_symlinks=False).st_nlink == 1:
+                        found.append(entry.path)
+                except OSError:
+                    continue
+    except OSError:
+        return []
+    return sorted(found)
 
 
 def candidates(

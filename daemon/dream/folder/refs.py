@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from dreamd.dream.folder.facts import Kind, remembered
 from dreamd.dream.folder.pathrefs import extract_file_refs, scope
 from dreamd.dream.folder.repoview import RepoView
 from dreamd.dream.folder.symbolrefs import extract_symbol_refs
@@ -71,6 +72,22 @@ def tied_symbols(text: str, symbols: list[str], repo: RepoView) -> set[str]:
     return tied
 
 
+#: The file and symbol references of a memory's text, kept between dreams (``facts``).
+REFERENCES: Kind[tuple[tuple[str, ...], tuple[str, ...]]] = Kind(
+    "references",
+    lambda refs: [list(refs[0]), list(refs[1])],
+    lambda kept: (tuple(kept[0]), tuple(kept[1])),
+)
+
+
+def references(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The file references and the symbols a memory's text cites (``extract_file_refs``,
+    ``extract_symbol_refs``), from the last dream when the text is the same."""
+    return remembered(
+        REFERENCES, text, lambda: (extract_file_refs(text), extract_symbol_refs(text))
+    )
+
+
 def check_refs(memory: MemoryFile, repo: RepoView | None) -> RefCheck:
     """Extract a memory's references and verify them against ``repo`` (seed 000 STEP 2a, 2b).
 
@@ -83,8 +100,7 @@ def check_refs(memory: MemoryFile, repo: RepoView | None) -> RefCheck:
     cap is unverifiable too.
     """
     text = memory_text(memory)
-    files = extract_file_refs(text)
-    symbols = extract_symbol_refs(text)
+    files, symbols = references(text)
     if repo is None:
         return RefCheck(unverifiable=files + symbols)
     present: list[str] = []

@@ -38,9 +38,10 @@ from itertools import combinations
 from typing import Literal
 
 from dreamd.dream.folder.ages import Age, age_of, newer_of, sort_key
-from dreamd.dream.folder.cues import cue_objects, signal_between
+from dreamd.dream.folder.cues import CueObjects, cue_objects, signal_between
+from dreamd.dream.folder.facts import Kind, remembered
 from dreamd.dream.folder.pairsearch import Comparisons, IndexPair, signal_pairs, subject_pairs
-from dreamd.dream.folder.subjects import subject_of, subjects_match
+from dreamd.dream.folder.subjects import Subject, subject_of, subjects_match
 from dreamd.dream.folder.words import exact_ratio, overlap_reaches, reaches, significant_words
 from dreamd.dream.model import MemoryFile
 
@@ -155,6 +156,30 @@ def is_contradiction_overlap(shared: int, smaller: int) -> bool:
     ) and not is_duplicate_overlap(shared, smaller)
 
 
+#: A body's negation cues and a memory's subject words, kept between dreams (``facts``).
+CUES: Kind[CueObjects] = Kind(
+    "cue_objects",
+    lambda cues: {cue: [sorted(o) for o in objects] for cue, objects in cues.items()},
+    lambda kept: {cue: tuple(frozenset(o) for o in objects) for cue, objects in kept.items()},
+)
+SUBJECT: Kind[Subject] = Kind(
+    "subject_of",
+    lambda s: [sorted(s.slug), sorted(s.title), sorted(s.description), sorted(s.core)],
+    lambda kept: Subject(*(frozenset(words) for words in kept[:4])),
+)
+
+
+def kept_cue_objects(body: str) -> CueObjects:
+    """``cue_objects``, from the last dream when the body is the same."""
+    return remembered(CUES, body, lambda: cue_objects(body))
+
+
+def kept_subject_of(memory: MemoryFile) -> Subject:
+    """``subject_of``, from the last dream when the stem, name and description are the same."""
+    text = f"{memory.stem}\0{memory.title or ''}\0{memory.description or ''}"
+    return remembered(SUBJECT, text, lambda: subject_of(memory))
+
+
 class _Group:
     """One type's memories, oldest first, and the pairs among them that can be pruned.
 
@@ -173,8 +198,8 @@ class _Group:
         self.ages = [self.ages[k] for k in order]
         self.undecided: dict[int, Pair] = {}
         self.one_way: list[Pair] = []
-        self.cues = [cue_objects(f.body) for f in self.files]
-        self.subjects = [subject_of(f) for f in self.files]
+        self.cues = [kept_cue_objects(f.body) for f in self.files]
+        self.subjects = [kept_subject_of(f) for f in self.files]
         self._words: dict[int, frozenset[str]] = {}
         self.pairs: dict[IndexPair, Pair] = {}
         self.duplicates: dict[int, list[int]] = defaultdict(list)

@@ -14,7 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from dreamd.dream.gates import gemini, graph, sectioned, sql
+from dreamd.dream.gates import gemini, graph, sectioned
 from dreamd.dream.gates.flow import StoreRun
 from dreamd.stores import FileStoreTable, located
 from dreamd.stores.registry import GateKind
@@ -48,6 +48,8 @@ def _prefixed(name: str, run: StoreRun) -> StoreRun:
 
 
 def _rows(store: Any, table: Any, run: GateRun) -> StoreRun:
+    from dreamd.dream.gates import sql  # SQLAlchemy only for a dream that has a SQL store
+
     return sql.dream_rows(store, run_dir=run.run_dir, now=run.now, dry_run=run.dry_run)
 
 
@@ -89,5 +91,17 @@ class Undo:
     restore: Callable[[Any, Path], list[str]]
 
 
+def _row_conflicts(store: Any, run_dir: Path) -> list[str]:
+    from dreamd.dream.gates import sql
+
+    return sql.undo_conflicts(store, run_dir)
+
+
+def _row_restore(store: Any, run_dir: Path) -> list[str]:
+    from dreamd.dream.gates import sql
+
+    return sql.undo_rows(store, run_dir)
+
+
 #: Gates whose changes are not journaled file writes (row statuses), by kind.
-UNDO: dict[GateKind, Undo] = {"rows": Undo(sql.undo_conflicts, sql.undo_rows)}
+UNDO: dict[GateKind, Undo] = {"rows": Undo(_row_conflicts, _row_restore)}
