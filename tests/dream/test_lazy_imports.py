@@ -9,7 +9,7 @@ from pathlib import Path
 
 PROBE = """
 import json, sys
-import dreamd.cli.dream, dreamd.dream.stores
+import dreamd.cli.dream, dreamd.jobs, dreamd.dream.run, dreamd.dream.stores
 print(json.dumps(sorted(sys.modules)))
 """
 
@@ -19,7 +19,7 @@ def test_the_dream_command_loads_no_collector_and_no_database_library() -> None:
     nor SQLAlchemy: a dream without a SQL store never pays for them."""
     done = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True)
     loaded = set(json.loads(done.stdout))
-    assert "dreamd.jobs" in loaded
+    assert {"dreamd.jobs", "dreamd.dream.run"} <= loaded
     assert "dreamd.dream.gates.registry" in loaded
     assert not {module for module in loaded if module.split(".")[0] == "sqlalchemy"}
     heavy = {"dreamd.collect.run", "dreamd.collect.collector", "dreamd.stores.sql"}
