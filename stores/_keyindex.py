@@ -190,55 +190,37 @@ def settled(version: FolderVersion, listed_ns: int) -> bool:
 
 @dataclass
 class Listing:
-    """One listing of a folder store: locations holding each key and tagged with each source
-    (files at their listed version only, in listing order), and the folders' versions.
+    """One listing of a folder store: every item file's version (in listing order), the
+    index entries, what this process wrote since, and the listed folders' versions.
 
     ``folders`` maps each listed folder's prefix to its version before the
-    listing began, or None once this process wrote there since.
+    listing began, or None once this process wrote there since. Look-ups scan
+    the listing (thousands of small lists built per listing cost more, in
+    allocation and garbage collection, than the scans they would save).
     """
 
     folders: dict[str, FolderVersion | None]
     listed_ns: int
-    by_key: dict[str, list[str]] = field(default_factory=dict)
-    by_source: dict[str, list[str]] = field(default_factory=dict)
-
-    @classmethod
-    def of(
-        cls,
-        remembered: Mapping[str, Entry],
-        current: Mapping[str, ItemVersion],
-        folders: dict[str, FolderVersion | None],
-        listed_ns: int,
-    ) -> Listing:
-        """The listing of ``current`` (in its order), with the up-to-date entries' fields."""
-        listing = cls(folders, listed_ns)
-        by_key, by_source = listing.by_key, listing.by_source
-        for location, version in current.items():
-            entry = remembered.get(location)
-            if entry is None or entry[0] != version:
-                continue
-            for key in entry[1]:
-                by_key.setdefault(key, []).append(location)
-            if entry[2]:
-                by_source.setdefault(entry[2], []).append(location)
-        return listing
+    current: Mapping[str, ItemVersion] = field(default_factory=dict)
+    remembered: Mapping[str, Entry] = field(default_factory=dict)
+    #: (location, keys, source) of each write this process made since the listing
+    written: list[tuple[str, frozenset[str], str]] = field(default_factory=list)
 
     def holding(self, op_key: str) -> list[str]:
-        """Locations whose listed version holds ``op_key``."""
-        return self.by_key.get(op_key, [])
+        """Locations whose listed version (or our own write since) holds ``op_key``."""
+        found = held_keys(self.remembered, self.current, op_key)
+        return _with(found, [loc for loc, keys, _ in self.written if op_key in keys])
 
     def tagged(self, source: str) -> list[str]:
-        """Locations whose listed version is tagged ``source``."""
-        return self.by_source.get(source, [])
+        """Locations whose listed version (or our own write since) is tagged ``source``."""
+        found = tagged(self.remembered, self.current, source)
+        return _with(found, [loc for loc, _, tag in self.written if tag == source])
 
     def wrote(self, prefix: str, location: str, keys: Iterable[str], source: str) -> None:
         """This process wrote ``location`` in the folder ``prefix`` names, holding ``keys``
         and tagged ``source``: later look-ups find it; the folder is no longer as listed."""
         self.folders[prefix] = None
-        for key in keys:
-            _insert(self.by_key.setdefault(key, []), location)
-        if source:
-            _insert(self.by_source.setdefault(source, []), location)
+        self.written.append((location, frozenset(keys), source))
 
     def still_true(self, versions: Mapping[str, FolderVersion]) -> bool:
         """Whether the folders (``versions``: prefix → version now) are the ones listed,
@@ -253,8 +235,8 @@ class Listing:
         )
 
 
-def _insert(locations: list[str], location: str) -> None:
-    """Add ``location`` in listing order (sub-folder files first, by name), once."""
-    if location not in locations:
-        locations.append(location)
-        locations.sort(key=lambda name: ("/" not in name, name))
+def _with(found: list[str], extra: list[str]) -> list[str]:
+    """``found`` and ``extra`` in listing order (sub-folder files first, by name), once each."""
+    if not extra:
+        return found
+    return sorted({*found, *extra}, key=lambda name: ("/" not in name, name))

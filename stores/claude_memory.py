@@ -344,7 +344,7 @@ class ClaudeMemoryStore:
         if changed or gone:
             self._index.update(self.name, changed, gone)
             remembered.update(changed)
-        return Listing.of(remembered, current, versions, listed_ns)
+        return Listing(versions, listed_ns, current, remembered)
 
     def _wrote(self, location: str, keys: Sequence[str], source: str) -> None:
         """Our own write, added to the open plan's listing (the next plan lists it anew)."""
