@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -207,7 +208,7 @@ def nth_fire_time(trigger: CronTrigger, now: datetime, count: int) -> datetime |
     fire times in one period, shifted by whole periods, are all of them. So
     only the first period's fire times are asked of the trigger (at most
     ``count``), not ``count`` of them: a backlog of 10,000 sessions at 3 a run
-    on a yearly schedule asks 400, not 3,334.
+    on a monthly schedule asks 12, not 3,334.
     """
     first: datetime | None = trigger.get_next_fire_time(None, now)
     if first is None:
@@ -234,9 +235,10 @@ _WEEKLY_FIELDS = ("year", "month", "day", "week")
 
 
 def _period(trigger: CronTrigger) -> timedelta | int | None:
-    """How often ``trigger``'s fire times repeat: a day or a week (a ``timedelta``), 400
-    years (the Gregorian calendar's cycle: dates, weekdays and ISO weeks all repeat), or
-    None when it cannot be said (a zone with daylight saving, jitter, an end or a year)."""
+    """How often ``trigger``'s fire times repeat: a day or a week (a ``timedelta``), a year
+    (an ``int``: years) when its dates are the same each year, else 400 years (the
+    Gregorian calendar's cycle: dates, weekdays and ISO weeks all repeat), or None when
+    it cannot be said (a zone with daylight saving, jitter, an end or a year)."""
     if not isinstance(trigger.timezone, timezone) or trigger.jitter or trigger.end_date:
         return None
     every = {field.name for field in trigger.fields if str(field) == "*"}
@@ -244,7 +246,30 @@ def _period(trigger: CronTrigger) -> timedelta | int | None:
         return timedelta(days=1)
     if every.issuperset(_WEEKLY_FIELDS):
         return timedelta(days=7)
+    if every.issuperset(_YEARLY_FIELDS) and _in_every_month(_field(trigger, "day")):
+        return 1
     return _GREGORIAN_YEARS if "year" in every else None
+
+
+#: Fields whose default value, with days of the month every month has, repeat each year.
+_YEARLY_FIELDS = ("year", "week", "day_of_week")
+#: Days every month has.
+_SHORTEST_MONTH = 28
+_DAY_TOKEN = re.compile(r"(\d+)(?:-(\d+))?(?:/\d+)?")
+
+
+def _field(trigger: CronTrigger, name: str) -> str:
+    return next(str(field) for field in trigger.fields if field.name == name)
+
+
+def _in_every_month(days: str) -> bool:
+    """Whether a day-of-month field names only days every month has (``1``, ``1-7``,
+    ``5,20``): then the same dates come back every year, leap or not."""
+    for token in days.split(","):
+        match = _DAY_TOKEN.fullmatch(token)
+        if match is None or int(match[2] or match[1]) > _SHORTEST_MONTH:
+            return False
+    return True
 
 
 #: The years after which the Gregorian calendar repeats exactly.

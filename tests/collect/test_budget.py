@@ -139,12 +139,13 @@ _SECOND = timedelta(seconds=1)
 @pytest.mark.parametrize(
     "expression",
     ["0 0 1 1 *", "30 2 * * *", "15 9 * * 1-5", "0 */6 * * *", "*/20 * * * *",
-     "0 3 29 2 *", "0 4 31 * *", "0 1 * * 0", "10 10 10 10 * *", "0 5 1-7 * 1"],
+     "0 3 29 2 *", "0 4 31 * *", "0 1 * * 0", "10 10 10 10 * *", "0 5 1-7 * 1",
+     "0 0 1 * *", "0 6 28 2 *", "0 0 1-28/9 * *", "0 0 5,20 1,7 *", "0 0 29 * *"],
 )  # fmt: skip
 def test_the_nth_fire_time_is_the_one_the_schedule_reaches_fire_by_fire(
     expression: str,
 ) -> None:
-    """Jumping whole periods (a day, a week, 400 years) lands on the same fire time as
+    """Jumping whole periods (a day, a week, a year, 400 years) lands on the same fire time as
     stepping through every fire, in fixed-offset zones, at and across period ends."""
     for zone in (timezone(timedelta(hours=-7)), timezone(timedelta(hours=5, minutes=30))):
         trigger = parse_schedule(expression, zone)
