@@ -174,9 +174,10 @@ def folder_version(folder: int) -> FolderVersion:
     return FolderVersion(status.st_ino, status.st_mtime_ns, status.st_ctime_ns)
 
 
-#: File systems stamp a change with a clock that ticks every few milliseconds; a change this
-#: close after the one a version shows may leave the version as it was.
-TICK_NS = 50_000_000
+#: File systems stamp a change with a clock that ticks every few milliseconds (Linux: its
+#: coarse clock, one tick of 1 to 10 ms); a change this close after the one a version shows
+#: may leave the version as it was. Twice the longest tick.
+TICK_NS = 20_000_000
 #: ... and some keep whole seconds (two, on FAT): a time with no fraction of a second may be one.
 COARSE_TICK_NS = 2_000_000_000
 
@@ -194,9 +195,11 @@ class Listing:
     index entries, what this process wrote since, and the listed folders' versions.
 
     ``folders`` maps each listed folder's prefix to its version before the
-    listing began, or None once this process wrote there since. Look-ups scan
-    the listing (thousands of small lists built per listing cost more, in
-    allocation and garbage collection, than the scans they would save).
+    listing began, or None once this process wrote there since. The first
+    look-up by key (or by source) maps every key to where it is, once per
+    listing: a location string per key, a list only for a key several files
+    hold (thousands of small lists cost more in allocation and garbage
+    collection than the scans they would save).
     """
 
     folders: dict[str, FolderVersion | None]
@@ -205,15 +208,21 @@ class Listing:
     remembered: Mapping[str, Entry] = field(default_factory=dict)
     #: (location, keys, source) of each write this process made since the listing
     written: list[tuple[str, frozenset[str], str]] = field(default_factory=list)
+    _by_key: _Located | None = field(default=None, repr=False)
+    _by_source: _Located | None = field(default=None, repr=False)
 
     def holding(self, op_key: str) -> list[str]:
         """Locations whose listed version (or our own write since) holds ``op_key``."""
-        found = held_keys(self.remembered, self.current, op_key)
+        if self._by_key is None:
+            self._by_key = _located(self.remembered, self.current, lambda entry: entry[1])
+        found = self._by_key.get(op_key, [])
         return _with(found, [loc for loc, keys, _ in self.written if op_key in keys])
 
     def tagged(self, source: str) -> list[str]:
         """Locations whose listed version (or our own write since) is tagged ``source``."""
-        found = tagged(self.remembered, self.current, source)
+        if self._by_source is None:
+            self._by_source = _located(self.remembered, self.current, lambda e: (e[2],))
+        found = self._by_source.get(source, [])
         return _with(found, [loc for loc, _, tag in self.written if tag == source])
 
     def wrote(self, prefix: str, location: str, keys: Iterable[str], source: str) -> None:
@@ -233,6 +242,42 @@ class Listing:
             and settled(seen, self.listed_ns)
             for prefix, version in versions.items()
         )
+
+
+class _Located:
+    """Locations by value (key or source), in listing order: a plain string for most."""
+
+    def __init__(self) -> None:
+        self.first: dict[str, str] = {}
+        self.more: dict[str, list[str]] = {}
+
+    def get(self, value: str, default: list[str]) -> list[str]:
+        first = self.first.get(value)
+        if first is None:
+            return default
+        return [first, *self.more.get(value, ())]
+
+
+def _located(
+    remembered: Mapping[str, Entry],
+    current: Mapping[str, ItemVersion],
+    values: Callable[[Entry], Iterable[str]],
+) -> _Located:
+    """Where each of ``values`` is held, among the up-to-date entries (``current``'s order)."""
+    located = _Located()
+    first, more = located.first, located.more
+    for location, version in current.items():
+        entry = remembered.get(location)
+        if entry is None or entry[0] != version:
+            continue
+        for value in values(entry):
+            if not value:
+                continue
+            if value in first:
+                more.setdefault(value, []).append(location)
+            else:
+                first[value] = location
+    return located
 
 
 def _with(found: list[str], extra: list[str]) -> list[str]:
