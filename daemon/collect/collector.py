@@ -52,6 +52,7 @@ from dreamd.collect.cursorstate import (
     split_windows,
     window_key,
 )
+from dreamd.collect.gcpause import collector_paused
 from dreamd.collect.plan import WritePlan, make_plan, save_plan
 from dreamd.collect.planted import PlantedItem, planted_item
 from dreamd.collect.planting import StoresPending, one_plan, plant_plan, tolerant_held
@@ -209,6 +210,24 @@ def collect(
     cursors = CursorStore(state, request.machine)
     run = _Pass(request, cursors, catalog, plans_dir, extract, filter_item, extract_session)
     result = run.result
+    with collector_paused():  # 10,000 sessions' metadata and decisions: nothing cyclic
+        selection = _scan_and_select(request, state, catalog, cursors, result)
+    for number, decision in enumerate(selection.selected, start=1):
+        run.position = (number, len(selection.selected))
+        if run.stopping():
+            break
+        _take(run, decision.session, stores_for)
+    return result
+
+
+def _scan_and_select(
+    request: CollectRequest,
+    state: StateDB,
+    catalog: Catalog,
+    cursors: CursorStore,
+    result: CollectResult,
+) -> Selection:
+    """The scan, dreamd's own runs and trivial sessions recorded, and the selection."""
     scan = catalog.scan(now=request.now, progress=counter(request.progress, "reading sessions"))
     own = [info for info in scan.sessions if is_own_run(info.project)]
     if own and not request.dry_run:
@@ -224,12 +243,7 @@ def collect(
     result.selection = selection
     if not request.dry_run:
         result.skipped_trivial += record_trivial(selection, cursors, request.now)
-    for number, decision in enumerate(selection.selected, start=1):
-        run.position = (number, len(selection.selected))
-        if run.stopping():
-            break
-        _take(run, decision.session, stores_for)
-    return result
+    return selection
 
 
 def _take(run: _Pass, info: SessionInfo, stores_for: StoresFor) -> None:
