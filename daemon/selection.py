@@ -192,8 +192,16 @@ def live_copies(
 ) -> dict[str, str]:
     """Why each ``tool:id`` with a live copy is live: one live copy makes the session live,
     so a stale or readable duplicate is never taken in place of the one being written."""
+    threshold = now - guard
+    candidates = [  # the only ones ``live_reason`` can call live: sorted, not all
+        info
+        for info in sessions
+        if (info.activity_at is not None and info.activity_at > threshold)
+        or (info.last_message_at is not None and info.last_message_at > threshold)
+        or (live_ids and info.key in live_ids)
+    ]
     live: dict[str, str] = {}
-    for info in sorted(sessions, key=lambda i: (i.path, i.locator)):
+    for info in sorted(candidates, key=lambda i: (i.path, i.locator)):
         reason = live_reason(info, now, guard, live_ids)
         if reason is not None and info.key not in live:
             live[info.key] = f"{reason} ({info.path})" if info.path else reason
@@ -303,9 +311,9 @@ def damage_note(lines: Sequence[int]) -> str:
 def with_notes(decision: Decision, *extra: str | None) -> Decision:
     """The decision with what the reader noted about the session (and ``extra``
     notes, None skipped) added to its reason."""
-    notes = [*decision.session.notes, *(note for note in extra if note)]
-    if not notes:
+    if not decision.session.notes and not any(extra):  # most sessions: nothing to add
         return decision
+    notes = [*decision.session.notes, *(note for note in extra if note)]
     return replace(decision, reason=f"{decision.reason}; {'; '.join(notes)}")
 
 
@@ -331,10 +339,11 @@ def _decide(
         return Decision(info, "excluded", excluded)
     if info.unresolved is not None:
         return Decision(info, "unresolved", info.unresolved)
-    live = live_by_key.get(info.key)
+    key = info.key
+    live = live_by_key.get(key)
     if live is not None:
         return Decision(info, "live", live)
-    entry = cursor.get(info.key)
+    entry = cursor.get(key)
     if entry is not None and entry.state == "held":
         return Decision(info, "held", entry.reason)
     if info.partial:
@@ -396,9 +405,9 @@ def apply_budget(decisions: list[Decision], policy: SelectionPolicy) -> list[Dec
             messages += decision.session.messages
             of = f" of {sessions_cap}" if sessions_cap is not None else ""
             reason = f"{decision.reason}; selected ({taken}{of})"
-            result.append(replace(decision, reason=reason, selected=True))
+            result.append(Decision(decision.session, decision.status, reason, selected=True))
         else:
             which = "message" if sessions_left else "session"
             reason = f"{decision.reason}; deferred: {which} budget reached"
-            result.append(replace(decision, reason=reason))
+            result.append(Decision(decision.session, decision.status, reason, decision.selected))
     return result

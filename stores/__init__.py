@@ -10,7 +10,15 @@ from ._codec import dumps_ascii, item_from_json, item_to_json
 from ._heldfile import FileStoreTable, located
 from ._item import ITEM_TYPES, ItemType, MemoryItem, Quote, Receipt
 from ._keyindex import ItemVersion, KeyIndex, MemoryKeyIndex
-from ._protocol import Capabilities, HeldItem, KnownMemory, ProjectMemories, Store, project_memories
+from ._protocol import (
+    Capabilities,
+    HeldItem,
+    KnownMemory,
+    Planning,
+    ProjectMemories,
+    Store,
+    project_memories,
+)
 
 __all__ = [
     "ITEM_TYPES",
@@ -23,6 +31,7 @@ __all__ = [
     "KnownMemory",
     "MemoryItem",
     "MemoryKeyIndex",
+    "Planning",
     "ProjectMemories",
     "Quote",
     "Receipt",

@@ -29,6 +29,7 @@ Rules of ``update`` every adapter keeps (tests/stores/test_contract.py checks th
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -38,6 +39,7 @@ __all__ = [
     "Capabilities",
     "HeldItem",
     "KnownMemory",
+    "Planning",
     "ProjectMemories",
     "Store",
     "project_memories",
@@ -144,6 +146,21 @@ class ProjectMemories(Protocol):
 
     def memories_of(self, project: str, *, limit: int) -> list[KnownMemory]:
         """Up to ``limit`` memories held for ``project``, newest first."""
+        ...
+
+
+@runtime_checkable
+class Planning(Protocol):
+    """An optional block a store may offer beside ``Store``: the look-ups of one plan share
+    one look at the store (a memory folder is listed once, not at every ``find``).
+
+    Inside it, answers are those of the store as it was at the block's first
+    look-up plus the block's own writes; ``write`` and ``update`` still see
+    every other writer's item under their lock. Outside it, nothing changes.
+    """
+
+    def planning(self) -> AbstractContextManager[None]:
+        """The block (blocks may nest; the outermost one ends the shared look)."""
         ...
 
 

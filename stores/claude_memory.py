@@ -20,6 +20,10 @@ Rules (seed 002 phase 4, SPEC "Stores", issue 4 item 4):
   ``find`` reads front matter and nothing can disagree with it after a crash.
   The key index (``_keyindex``) only spares re-reading files whose version
   (inode, size, mtime, ctime) it has seen; a hit is confirmed in the file.
+  Each look-up lists the folder, except inside ``planning()`` (one plan):
+  there the first look-up lists it and the others share that listing, plus
+  what the plan wrote; a write still checks, under the lock, that neither
+  folder changed since (``_keyindex.Listing``).
   Temp files (hidden, ``.tmp``) are never items, whatever they hold.
 - The file name is ``<type>_<short slug>.md`` (the folder's convention, whose
   prefix the dream's index budget reads): the first ``SHORT_SLUG_WORDS``
@@ -39,6 +43,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -60,13 +65,14 @@ from dreamd.logs import get_logger
 from ._item import MemoryItem, Receipt
 from ._keyindex import (
     Entry,
+    FolderVersion,
     ItemVersion,
     KeyIndex,
+    Listing,
     MemoryKeyIndex,
+    folder_version,
     folder_versions,
-    held_keys,
     stale_locations,
-    tagged,
 )
 from ._known import folder_memories
 from ._protocol import Capabilities, HeldItem, KnownMemory
@@ -142,6 +148,8 @@ class ClaudeMemoryStore:
         self.folder = folder.absolute()
         self._clock = clock
         self._index: KeyIndex = MemoryKeyIndex() if index is None else index
+        self._planning = 0  # how many ``planning()`` blocks are open
+        self._listing: Listing | None = None  # the open plan's listing
 
     @property
     def name(self) -> str:
@@ -152,6 +160,23 @@ class ClaudeMemoryStore:
     def capabilities(self) -> Capabilities:
         """Every item field; the folder has a trash and an index, and belongs to one host."""
         return Capabilities(fields=ITEM_FIELDS, trash=True, index=True, shared=False)
+
+    @contextmanager
+    def planning(self) -> Iterator[None]:
+        """One plan's look-ups: the folder is listed once (at the first), not at each.
+
+        Within the block a look-up sees the folder as first listed, plus the
+        block's own writes; ``write`` and ``update`` list again, under the
+        lock, if either folder changed since. A file changed by hand after the
+        listing is seen by the next block (or look-up outside one).
+        """
+        self._planning += 1
+        try:
+            yield
+        finally:
+            self._planning -= 1
+            if not self._planning:
+                self._listing = None
 
     def find(self, op_key: str) -> Receipt | None:
         """The receipt of the file holding ``op_key``: ``.inbox/`` first, then accepted files."""
@@ -172,11 +197,13 @@ class ClaudeMemoryStore:
         ):
             assert inbox is not None  # created above
             with exclusive_lock(inbox, LOCK_NAME):
-                existing = self._find(root, inbox, op_key)
+                existing = self._find(root, inbox, op_key, fresh=True)
                 if existing is not None:
                     return existing
                 sweep_temps(inbox, now=self._clock(), older_than=STALE_TEMP_SECONDS)
-                return self._plant(root, inbox, op_key, item, data)
+                receipt = self._plant(root, inbox, op_key, item, data)
+                self._wrote(receipt.location, [op_key], item.source)
+                return receipt
 
     def verify(self, receipt: Receipt, op_key: str) -> bool:
         """Whether the receipt's file still holds exactly the bytes written under ``op_key``."""
@@ -204,8 +231,8 @@ class ClaudeMemoryStore:
             open_folder(self.folder, create=False) as root,
             open_subfolder(root, INBOX, create=False) as inbox,
         ):
-            folders, current, remembered = self._indexed(root, inbox)
-            for location in tagged(remembered, current, source):
+            folders, listing, _ = self._listed(root, inbox)
+            for location in listing.tagged(source):
                 data = _read_at(folders, location)
                 parsed = parse_item(data) if data is not None else None
                 if data is None or parsed is None or parsed[1].source != source:
@@ -231,7 +258,7 @@ class ClaudeMemoryStore:
             if inbox is None:
                 return self._find(root, inbox, op_key)
             with exclusive_lock(inbox, LOCK_NAME):
-                existing = self._find(root, inbox, op_key)
+                existing = self._find(root, inbox, op_key, fresh=True)
                 if existing is not None:
                     return existing
                 data = read_file(inbox, parts[1], max_bytes=MAX_ITEM_BYTES)
@@ -248,23 +275,61 @@ class ClaudeMemoryStore:
                 new = render_item(target.op_key, item, updates=[*update_keys(data), op_key])
                 sweep_temps(inbox, now=self._clock(), older_than=STALE_TEMP_SECONDS)
                 replace_file(inbox, parts[1], new)
+                self._wrote(target.location, [op_key], current.source)
                 return Receipt(self.name, op_key, target.location, digest(new))
 
-    def _find(self, root: int, inbox: int | None, op_key: str) -> Receipt | None:
-        """The first file (``.inbox/`` first, by name) holding ``op_key``."""
-        folders, current, remembered = self._indexed(root, inbox)
-        for location in held_keys(remembered, current, op_key):
+    def _find(
+        self, root: int, inbox: int | None, op_key: str, *, fresh: bool = False
+    ) -> Receipt | None:
+        """The first file (``.inbox/`` first, by name) holding ``op_key``.
+
+        ``fresh`` (under the lock, before a write): a plan's listing is used
+        only if neither folder changed since it was taken. A listed hit that
+        no longer holds the key sends the look-up to a new listing.
+        """
+        folders, listing, shared = self._listed(root, inbox, fresh=fresh)
+        found = self._first_holding(folders, listing, op_key)
+        if found is None and shared and listing.holding(op_key):
+            folders, listing, _ = self._listed(root, inbox, again=True)
+            found = self._first_holding(folders, listing, op_key)
+        return found
+
+    def _first_holding(
+        self, folders: dict[str, int], listing: Listing, op_key: str
+    ) -> Receipt | None:
+        """The receipt of the first listed file that holds ``op_key`` when read now."""
+        for location in listing.holding(op_key):
             data = _read_at(folders, location)
             if data is not None and op_key in stored_op_keys(data):
                 return Receipt(self.name, op_key, location, digest(data))
         return None
 
-    def _indexed(
-        self, root: int, inbox: int | None
-    ) -> tuple[dict[str, int], dict[str, ItemVersion], dict[str, Entry]]:
-        """(open folders by prefix, every item file's version in order, index entries), after
-        reading only the files the key index has not seen at their current version."""
+    def _listed(
+        self, root: int, inbox: int | None, *, fresh: bool = False, again: bool = False
+    ) -> tuple[dict[str, int], Listing, bool]:
+        """(open folders by prefix, the listing to look up in, whether it is the open plan's
+        earlier one): the plan's listing when it can be used (``_find``), else a new one."""
         folders = {"": root} if inbox is None else {f"{INBOX}/": inbox, "": root}
+        kept = self._listing
+        if (
+            kept is not None
+            and not again
+            and kept.folders.keys() == folders.keys()
+            and (not fresh or kept.still_true({p: folder_version(f) for p, f in folders.items()}))
+        ):
+            return folders, kept, True
+        listing = self._indexed(folders)
+        if self._planning:
+            self._listing = listing
+        return folders, listing, False
+
+    def _indexed(self, folders: dict[str, int]) -> Listing:
+        """A new listing of ``folders``, after reading only the files the key index has not
+        seen at their current version (and indexing them)."""
+        listed_ns = time.time_ns()
+        versions: dict[str, FolderVersion | None] = {
+            prefix: folder_version(folder) for prefix, folder in folders.items()
+        }
         current: dict[str, ItemVersion] = {}
         for prefix, folder in folders.items():
             found = folder_versions(folder, prefix, _is_item_file_name)
@@ -279,7 +344,13 @@ class ClaudeMemoryStore:
         if changed or gone:
             self._index.update(self.name, changed, gone)
             remembered.update(changed)
-        return folders, current, remembered
+        return Listing(versions, listed_ns, current, remembered)
+
+    def _wrote(self, location: str, keys: Sequence[str], source: str) -> None:
+        """Our own write, added to the open plan's listing (the next plan lists it anew)."""
+        if self._listing is not None:
+            prefix = f"{INBOX}/" if location.startswith(f"{INBOX}/") else ""
+            self._listing.wrote(prefix, location, keys, source)
 
     def _plant(self, root: int, inbox: int, op_key: str, item: MemoryItem, data: bytes) -> Receipt:
         for name in file_names(item):

@@ -33,10 +33,11 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Literal
 
 from dreamd.config import Config
@@ -63,6 +64,7 @@ __all__ = [
     "ended_by",
     "ended_by_words",
     "lower_priority",
+    "nth_fire_time",
     "run_budget",
     "run_fields",
 ]
@@ -195,15 +197,94 @@ def drain_estimate(
     if per_run <= 0:
         return Drain(remaining, per_run, None, None)
     runs = math.ceil(remaining / per_run)
-    until: datetime | None = None
-    if trigger is not None:
-        moment: datetime | None = trigger.get_next_fire_time(None, now)
-        for _ in range(runs - 1):
-            if moment is None:
-                break
-            moment = trigger.get_next_fire_time(moment, moment + timedelta(seconds=1))
-        until = moment
+    until = None if trigger is None else nth_fire_time(trigger, now, runs)
     return Drain(remaining, per_run, runs, until)
+
+
+def nth_fire_time(trigger: CronTrigger, now: datetime, count: int) -> datetime | None:
+    """The ``count``-th fire time at or after ``now`` (None past the trigger's last one).
+
+    A schedule in a fixed-offset zone repeats with a period (``_period``): its
+    fire times in one period, shifted by whole periods, are all of them. So
+    only the first period's fire times are asked of the trigger (at most
+    ``count``), not ``count`` of them: a backlog of 10,000 sessions at 3 a run
+    on a monthly schedule asks 12, not 3,334.
+    """
+    first: datetime | None = trigger.get_next_fire_time(None, now)
+    if first is None:
+        return None
+    period = _period(trigger)
+    end = None if period is None else _shifted(first, period, 1)
+    fires = [first]
+    while len(fires) < count:
+        moment = trigger.get_next_fire_time(fires[-1], fires[-1] + timedelta(seconds=1))
+        if moment is None:
+            return None
+        if end is not None and moment >= end:
+            break
+        fires.append(moment)
+    if len(fires) >= count or period is None:
+        return fires[count - 1]
+    whole, index = divmod(count - 1, len(fires))
+    return _shifted(fires[index], period, whole)
+
+
+#: Fields whose default value (every value) makes a schedule repeat each day or week.
+_DAILY_FIELDS = ("year", "month", "day", "week", "day_of_week")
+_WEEKLY_FIELDS = ("year", "month", "day", "week")
+
+
+def _period(trigger: CronTrigger) -> timedelta | int | None:
+    """How often ``trigger``'s fire times repeat: a day or a week (a ``timedelta``), a year
+    (an ``int``: years) when its dates are the same each year, else 400 years (the
+    Gregorian calendar's cycle: dates, weekdays and ISO weeks all repeat), or None when
+    it cannot be said (a zone with daylight saving, jitter, an end or a year)."""
+    if not isinstance(trigger.timezone, timezone) or trigger.jitter or trigger.end_date:
+        return None
+    every = {field.name for field in trigger.fields if str(field) == "*"}
+    if every.issuperset(_DAILY_FIELDS):
+        return timedelta(days=1)
+    if every.issuperset(_WEEKLY_FIELDS):
+        return timedelta(days=7)
+    if every.issuperset(_YEARLY_FIELDS) and _in_every_month(_field(trigger, "day")):
+        return 1
+    return _GREGORIAN_YEARS if "year" in every else None
+
+
+#: Fields whose default value, with days of the month every month has, repeat each year.
+_YEARLY_FIELDS = ("year", "week", "day_of_week")
+#: Days every month has.
+_SHORTEST_MONTH = 28
+_DAY_TOKEN = re.compile(r"(\d+)(?:-(\d+))?(?:/\d+)?")
+
+
+def _field(trigger: CronTrigger, name: str) -> str:
+    return next(str(field) for field in trigger.fields if field.name == name)
+
+
+def _in_every_month(days: str) -> bool:
+    """Whether a day-of-month field names only days every month has (``1``, ``1-7``,
+    ``5,20``): then the same dates come back every year, leap or not."""
+    for token in days.split(","):
+        match = _DAY_TOKEN.fullmatch(token)
+        if match is None or int(match[2] or match[1]) > _SHORTEST_MONTH:
+            return False
+    return True
+
+
+#: The years after which the Gregorian calendar repeats exactly.
+_GREGORIAN_YEARS = 400
+
+
+def _shifted(moment: datetime, period: timedelta | int, times: int) -> datetime | None:
+    """``moment`` plus ``times`` periods (an ``int`` period counts years); None past year
+    9999, as the trigger itself ends there."""
+    try:
+        if isinstance(period, int):
+            return moment.replace(year=moment.year + period * times)
+        return moment + period * times
+    except (ValueError, OverflowError):
+        return None
 
 
 def run_fields(

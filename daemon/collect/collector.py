@@ -52,9 +52,10 @@ from dreamd.collect.cursorstate import (
     split_windows,
     window_key,
 )
+from dreamd.collect.gcpause import collector_paused
 from dreamd.collect.plan import WritePlan, make_plan, save_plan
 from dreamd.collect.planted import PlantedItem, planted_item
-from dreamd.collect.planting import StoresPending, plant_plan, tolerant_held
+from dreamd.collect.planting import StoresPending, one_plan, plant_plan, tolerant_held
 from dreamd.collect.quarantine import PLAN_ERRORS, PlanQuarantined, held_sessions, quarantined
 from dreamd.collect.reopen import resume_open_window
 from dreamd.collect.signals import StopCollecting, WindowPending
@@ -209,6 +210,24 @@ def collect(
     cursors = CursorStore(state, request.machine)
     run = _Pass(request, cursors, catalog, plans_dir, extract, filter_item, extract_session)
     result = run.result
+    with collector_paused():  # 10,000 sessions' metadata and decisions: nothing cyclic
+        selection = _scan_and_select(request, state, catalog, cursors, result)
+    for number, decision in enumerate(selection.selected, start=1):
+        run.position = (number, len(selection.selected))
+        if run.stopping():
+            break
+        _take(run, decision.session, stores_for)
+    return result
+
+
+def _scan_and_select(
+    request: CollectRequest,
+    state: StateDB,
+    catalog: Catalog,
+    cursors: CursorStore,
+    result: CollectResult,
+) -> Selection:
+    """The scan, dreamd's own runs and trivial sessions recorded, and the selection."""
     scan = catalog.scan(now=request.now, progress=counter(request.progress, "reading sessions"))
     own = [info for info in scan.sessions if is_own_run(info.project)]
     if own and not request.dry_run:
@@ -224,12 +243,7 @@ def collect(
     result.selection = selection
     if not request.dry_run:
         result.skipped_trivial += record_trivial(selection, cursors, request.now)
-    for number, decision in enumerate(selection.selected, start=1):
-        run.position = (number, len(selection.selected))
-        if run.stopping():
-            break
-        _take(run, decision.session, stores_for)
-    return result
+    return selection
 
 
 def _take(run: _Pass, info: SessionInfo, stores_for: StoresFor) -> None:
@@ -366,22 +380,23 @@ def _plan_and_plant(
     """The window's write plan against what the stores hold for the session; planted
     (or, in a dry run, only listed). ``source`` is what the items were extracted from."""
     key = f"{conversation.tool}:{conversation.session_id}"
-    held = None if run.dry_run else tolerant_held(stores, run.source(conversation))
-    try:
-        plan = make_plan(wkey, key, items, sorted(stores), held)
-    except PLAN_ERRORS as error:  # text the plan cannot hold
-        raise run.quarantine("save", key, conversation.revision, wkey, error) from error
-    if run.dry_run:
-        run.result.would_plant.extend(items)
-        return
-    intent = Intent(
-        plan.window_key,
-        plan.plan_id,
-        tuple(m.id for m in window.messages),
-        plan_source(source),
-        conversation.revision,
-    )
-    _plant_window(run, plan, window, intent, stores)
+    with one_plan(stores):  # the stores are looked at once for the plan
+        held = None if run.dry_run else tolerant_held(stores, run.source(conversation))
+        try:
+            plan = make_plan(wkey, key, items, sorted(stores), held)
+        except PLAN_ERRORS as error:  # text the plan cannot hold
+            raise run.quarantine("save", key, conversation.revision, wkey, error) from error
+        if run.dry_run:
+            run.result.would_plant.extend(items)
+            return
+        intent = Intent(
+            plan.window_key,
+            plan.plan_id,
+            tuple(m.id for m in window.messages),
+            plan_source(source),
+            conversation.revision,
+        )
+        _plant_window(run, plan, window, intent, stores)
 
 
 def _session_stage(
@@ -447,7 +462,10 @@ def _plant_window(
 def _finish_open_window(run: _Pass, conversation: Conversation, stores: StoreMap) -> None:
     """A window begun by a run that died is finished first (``reopen``)."""
     cursor = run.cursors.cursor
-    done = resume_open_window(cursor, run.save, run.plans_dir, conversation, stores, run.quarantine)
+    with one_plan(stores):
+        done = resume_open_window(
+            cursor, run.save, run.plans_dir, conversation, stores, run.quarantine
+        )
     run.result.windows += done.replayed
     run.result.reconciled += [done.note] if not done.replayed else []
 

@@ -13,19 +13,21 @@ the store and the reason; other sessions go on.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 
 from dreamd.collect.plan import Operation, WritePlan, plant
 from dreamd.errors import StoreError
 from dreamd.logs import get_logger
-from dreamd.stores import Capabilities, HeldItem, MemoryItem, Receipt, Store
+from dreamd.stores import Capabilities, HeldItem, MemoryItem, Planning, Receipt, Store
 
 __all__ = [
     "STORE_FAILURES",
     "Planted",
     "StoresPending",
     "Unavailable",
+    "one_plan",
     "plant_plan",
     "reason_of",
     "tolerant_held",
@@ -71,6 +73,17 @@ class StoresPending(Exception):
             {"session": self.session, "store": name, "reason": reason}
             for name, reason in sorted(self.failed.items())
         ]
+
+
+@contextmanager
+def one_plan(stores: Mapping[str, Store]) -> Iterator[None]:
+    """One plan's reads and writes: each store that offers ``Planning`` looks at itself once
+    for all of them (a memory folder of 3,000 items is listed once, not four times an item)."""
+    with ExitStack() as stack:
+        for store in stores.values():
+            if isinstance(store, Planning):
+                stack.enter_context(store.planning())
+        yield
 
 
 def plant_plan(plan: WritePlan, stores: Mapping[str, Store], tick: Callable[[], None]) -> Planted:

@@ -15,6 +15,8 @@ from dreamd.selection import SELECTABLE
 __all__ = ["report_json", "report_text"]
 
 _PEOPLE, _EVENTS, _FACTS = "Person", "Event", "Fact"
+#: What ``sources`` counts per tool, in this order.
+_SOURCE_COUNTS = ("found", "processed", "skipped_live")
 
 
 def report_json(
@@ -28,9 +30,11 @@ def report_json(
     """The ``collect --json`` document (and what is stored)."""
     selection = result.selection
     decisions = selection.decisions if selection else ()
-    sources: dict[str, Counter[str]] = {}
-    for decision in decisions:
-        counts = sources.setdefault(decision.session.tool, Counter())
+    sources: dict[str, dict[str, int]] = {}
+    for decision in decisions:  # once per session found: plain counts
+        counts = sources.get(decision.session.tool)
+        if counts is None:
+            counts = sources[decision.session.tool] = dict.fromkeys(_SOURCE_COUNTS, 0)
         counts["found"] += 1
         counts["processed"] += decision.selected
         counts["skipped_live"] += decision.status == "live"

@@ -258,7 +258,7 @@ def _project_folders(catalog: Catalog) -> dict[str, Path]:
     """Project path → Claude Code transcript folder, from the sessions that recorded them
     (the catalog's cache as its scan left it: not loaded from the state DB again)."""
     folders: dict[str, Path] = {}
-    for info in catalog.cached():
-        if info.tool == "claude-code" and info.project:
-            folders.setdefault(info.project, Path(info.path).parent)
+    for info in catalog.cached():  # once per session: a path is made once per project
+        if info.tool == "claude-code" and info.project and info.project not in folders:
+            folders[info.project] = Path(info.path).parent
     return folders

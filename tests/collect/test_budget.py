@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
+from apscheduler.triggers.cron import CronTrigger
 
 from dreamd.collect.budget import (
     COLLECT_NICENESS,
@@ -17,6 +19,7 @@ from dreamd.collect.budget import (
     collect_on_quiet,
     drain_estimate,
     ended_by,
+    nth_fire_time,
     run_budget,
 )
 from dreamd.config import parse_config
@@ -109,6 +112,65 @@ def test_the_drain_estimate_counts_scheduled_runs_and_dates_the_last() -> None:
     assert (drain.runs, drain.until) == (3, datetime(2026, 12, 4, 2, 30, tzinfo=UTC))
     assert drain_estimate(0, 100, trigger, now).runs == 0
     assert drain_estimate(5, 0, trigger, now).runs is None
+
+
+def _fire_by_fire(trigger: CronTrigger, now: datetime, count: int) -> datetime | None:
+    """The ``count``-th fire time asked of the trigger one fire after another."""
+    moment = trigger.get_next_fire_time(None, now)
+    for _ in range(count - 1):
+        if moment is None:
+            return None
+        moment = trigger.get_next_fire_time(moment, moment + timedelta(seconds=1))
+    return moment
+
+
+def _fires(trigger: CronTrigger, now: datetime, count: int) -> list[datetime | None]:
+    """The first ``count`` fire times, stepped through one by one (None past the last)."""
+    fires = [trigger.get_next_fire_time(None, now)]
+    while len(fires) < count:
+        last = fires[-1]
+        fires.append(None if last is None else trigger.get_next_fire_time(last, last + _SECOND))
+    return fires
+
+
+_SECOND = timedelta(seconds=1)
+
+
+@pytest.mark.parametrize(
+    "expression",
+    ["0 0 1 1 *", "30 2 * * *", "15 9 * * 1-5", "0 */6 * * *", "*/20 * * * *",
+     "0 3 29 2 *", "0 4 31 * *", "0 1 * * 0", "10 10 10 10 * *", "0 5 1-7 * 1",
+     "0 0 1 * *", "0 6 28 2 *", "0 0 1-28/9 * *", "0 0 5,20 1,7 *", "0 0 29 * *"],
+)  # fmt: skip
+def test_the_nth_fire_time_is_the_one_the_schedule_reaches_fire_by_fire(
+    expression: str,
+) -> None:
+    """Jumping whole periods (a day, a week, a year, 400 years) lands on the same fire time as
+    stepping through every fire, in fixed-offset zones, at and across period ends."""
+    for zone in (timezone(timedelta(hours=-7)), timezone(timedelta(hours=5, minutes=30))):
+        trigger = parse_schedule(expression, zone)
+        for now in (datetime(2026, 12, 2, 4, 41, 7, 5, tzinfo=zone),
+                    datetime(2028, 2, 29, 2, 30, tzinfo=zone)):  # fmt: skip
+            stepped = _fires(trigger, now, 1234)
+            for count in (1, 5, 6, 72, 73, 400, 401, 1234):
+                assert nth_fire_time(trigger, now, count) == stepped[count - 1]
+
+
+def test_the_nth_fire_time_ends_with_the_schedule() -> None:
+    """Past year 9999 there is no fire time, jumped to or stepped to."""
+    trigger = parse_schedule("0 0 1 1 *", UTC)
+    now = datetime(9000, 6, 1, tzinfo=UTC)
+    assert nth_fire_time(trigger, now, 999) == datetime(9999, 1, 1, tzinfo=UTC)
+    assert nth_fire_time(trigger, now, 1000) is None
+    assert _fire_by_fire(trigger, now, 1000) is None
+
+
+def test_a_zone_with_daylight_saving_is_stepped_through() -> None:
+    """No period is assumed where clocks change: the answer is the trigger's own."""
+    zone = ZoneInfo("Europe/Berlin")
+    trigger = parse_schedule("30 2 * * *", zone)
+    now = datetime(2026, 12, 2, tzinfo=zone)
+    assert nth_fire_time(trigger, now, 400) == _fire_by_fire(trigger, now, 400)
 
 
 def test_a_deadline_expires_on_its_clock_and_stays_expired() -> None:

@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
+import dreamd.stores._keyindex as _keyindex
 import dreamd.stores.claude_memory as claude_memory
 from dreamd.collect.keyindex import StateKeyIndex
 from dreamd.statedb import StateDB, open_state
 from dreamd.stores import ItemVersion, MemoryKeyIndex
-from dreamd.stores._keyindex import held_keys, stale_locations
+from dreamd.stores._keyindex import FolderVersion, Listing, held_keys, stale_locations
 from dreamd.stores.claude_memory import INBOX, ClaudeMemoryStore, render_item
 from tests.stores.factories import sample_item
 
@@ -192,3 +193,142 @@ def test_stale_and_held_are_pure_rules() -> None:
     assert stale_locations(remembered, current) == (["a.md", "b.md"], ["gone.md"])
     assert held_keys(remembered, current, "k") == []  # a.md changed: not trusted
     assert held_keys(remembered, {"a.md": v1}, "k") == ["a.md"]
+
+
+# --- one plan, one listing ----------------------------------------------------------------
+
+
+def count_listings(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The prefix of each folder the store lists from now on (the real listing runs)."""
+    prefixes: list[str] = []
+    real = claude_memory.folder_versions
+
+    def spy(folder: int, prefix: str, wanted: Callable[[str], bool]) -> dict[str, ItemVersion]:
+        prefixes.append(prefix)
+        return real(folder, prefix, wanted)
+
+    monkeypatch.setattr(claude_memory, "folder_versions", spy)
+    return prefixes
+
+
+@pytest.fixture
+def settled_folders(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Folders count as listed long after their last change (the tests change them within
+    milliseconds; a real plan's folder last changed in an earlier run)."""
+    monkeypatch.setattr(_keyindex, "settled", lambda version, listed_ns: True)
+
+
+@pytest.mark.usefixtures("settled_folders")
+def test_a_plan_lists_the_folder_once(
+    run: Run, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the collector asks for one planted item (items_from, find, write, find) lists
+    the folder once inside ``planning``, and once per look-up outside it."""
+    first = run()
+    for index in range(5):
+        first.write(f"op-{index}", sample_item(index))
+    listings = count_listings(monkeypatch)
+    store = run()
+    with store.planning():
+        assert len(store.items_from(sample_item(1).source)) == 5
+        assert store.find("op-new") is None
+        receipt = store.write("op-new", sample_item(9))
+        assert store.find("op-new") == receipt
+        assert len(store.items_from(sample_item(1).source)) == 6
+    assert listings == [f"{INBOX}/", ""]
+    assert store.find("op-new") == receipt
+    assert listings == [f"{INBOX}/", "", f"{INBOX}/", ""]
+
+
+@pytest.mark.usefixtures("settled_folders")
+def test_inside_a_plan_a_write_by_another_process_is_seen_under_the_lock(
+    run: Run, folder: Path
+) -> None:
+    """The plan listed the folder before another writer planted the same key: the write,
+    under the lock, sees the folder changed, lists it again and plants nothing."""
+    run().write("op-0", sample_item(0))  # the inbox exists when the plan lists it
+    store = run()
+    with store.planning():
+        assert store.find("op-x") is None
+        theirs = run().write("op-x", sample_item(1))
+        assert store.write("op-x", sample_item(1)) == theirs
+    assert len(inbox_files(folder)) == 2
+
+
+def test_a_plan_that_listed_too_soon_after_a_change_lists_again_before_writing(
+    run: Run, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder changed within a timestamp tick of the listing may change again unseen: the
+    write does not trust that listing."""
+    run().write("op-1", sample_item(1))  # the inbox changed just now
+    listings = count_listings(monkeypatch)
+    store = run()
+    with store.planning():
+        assert store.find("op-2") is None
+        store.write("op-2", sample_item(2))
+    assert listings == [f"{INBOX}/", "", f"{INBOX}/", ""]
+
+
+def test_a_hand_edit_during_a_plan_is_seen_by_the_next_plan(run: Run, folder: Path) -> None:
+    """A plan sees the folder as it first listed it; the store's next plan lists it anew."""
+    store = run()
+    receipt = store.write("op-old", sample_item(1))
+    path = folder / receipt.location
+    with store.planning():
+        assert store.find("op-new") is None
+        path.write_bytes(path.read_bytes().replace(b"op_key: op-old", b"op_key: op-new"))
+    with store.planning():
+        assert store.find("op-old") is None
+        found = store.find("op-new")
+    assert found is not None and found.location == receipt.location
+
+
+def test_a_listed_item_moved_during_a_plan_is_found_at_its_new_place(
+    run: Run, folder: Path
+) -> None:
+    """A hit the plan's listing names that no longer holds the key is looked up afresh."""
+    store = run()
+    receipt = store.write("op-1", sample_item(1))
+    name = receipt.location.split("/")[1]
+    with store.planning():
+        assert store.find("op-1") == receipt
+        (folder / receipt.location).rename(folder / name)
+        found = store.find("op-1")
+        assert found is not None and found.location == name
+
+
+def test_a_plan_finds_its_own_writes_and_updates(run: Run, folder: Path) -> None:
+    store = run()
+    source = sample_item(1).source
+    with store.planning():
+        first = store.write("op-a", sample_item(1))
+        second = store.write("op-b", sample_item(2))
+        assert store.find("op-a") == first and store.find("op-b") == second
+        updated = store.update("op-c", first, sample_item(1, name=sample_item(1).name))
+        assert updated is not None and store.find("op-c") == updated
+        assert store.find("op-a") is not None and store.find("op-a") != first  # new digest
+        assert [h.receipt.location for h in store.items_from(source)] == sorted(
+            [first.location, second.location]
+        )
+
+
+def test_a_folder_is_settled_a_tick_after_its_last_change() -> None:
+    """Fine timestamps: settled once the listing began more than a tick after the change;
+    a time of whole seconds may come from a file system that keeps no more."""
+    fine = FolderVersion(1, 10_123_456_789, 10_123_456_789)
+    assert not _keyindex.settled(fine, fine.ctime_ns + _keyindex.TICK_NS)
+    assert _keyindex.settled(fine, fine.ctime_ns + _keyindex.TICK_NS + 1)
+    whole = FolderVersion(1, 10_000_000_000, 10_000_000_000)
+    assert not _keyindex.settled(whole, whole.ctime_ns + _keyindex.TICK_NS + 1)
+    assert _keyindex.settled(whole, whole.ctime_ns + _keyindex.COARSE_TICK_NS + 1)
+
+
+def test_a_listing_is_still_true_only_for_the_folders_it_listed_unchanged() -> None:
+    seen = FolderVersion(1, 100, 100)
+    listing = Listing({"": seen}, listed_ns=10**12)
+    assert listing.still_true({"": seen})
+    assert not listing.still_true({"": FolderVersion(1, 100, 101)})
+    assert not listing.still_true({"": seen, f"{INBOX}/": seen})
+    listing.wrote("", "x.md", ["op-x"], "")
+    assert not listing.still_true({"": seen})  # our own write: no longer the listed folder
+    assert listing.holding("op-x") == ["x.md"]
