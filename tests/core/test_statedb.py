@@ -84,6 +84,8 @@ def test_cache_round_trip_is_exact(tmp_path: Path) -> None:
     infos = [
         sample("a"),
         sample("b", project=None, first_message_at=None, last_message_at=None, revision=None),
+        sample("c", activity_at=None, damaged_lines=(3, 7, 12), notes=("unknown project",)),
+        sample("d", machine_opening=False, unresolved="cannot read: permission denied"),
     ]
     db.save_sessions(infos, now=NOW)
     assert sorted(db.load_session_cache().values(), key=lambda i: i.session_id) == infos
