@@ -34,6 +34,7 @@ __all__ = [
     "SIDECAR_VERSION",
     "PendingFile",
     "PendingWrite",
+    "apply_command",
     "folder_slug",
     "folder_snapshot",
     "index_mtime",
@@ -251,6 +252,11 @@ def write_pending(
     atomic_write(target.with_suffix(".json"), msgspec.json.encode(sidecar))
     atomic_write(target, text.encode())
     return target
+
+
+def apply_command(folder: str) -> str:
+    """The command that applies a folder's pending proposal after review."""
+    return f"dreamd dream --apply-pending --root {folder}"
 
 
 def pending_files(state_dir: Path) -> list[PendingFile]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from dreamd.dream.pending import apply_command
 from dreamd.dream.report import BudgetSummary, FolderReport, RunReport, rebuild_line
 
 __all__ = ["apply_command", "markdown"]
@@ -27,11 +28,6 @@ _TOTAL_LABELS = (
     ("indexes_rebuilt", "MEMORY.md indexes rebuilt"),
     ("promotion_candidates", "Promotion candidates (2+ repos)"),
 )
-
-
-def apply_command(folder: str) -> str:
-    """The command that applies a folder's pending proposal after review."""
-    return f"dreamd dream --apply-pending --root {folder}"
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:

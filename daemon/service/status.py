@@ -21,8 +21,7 @@ from dreamd.collect.cursorstate import Cursor, selection_view
 from dreamd.collect.policy import live_ids_from_env, selection_policy
 from dreamd.collect.quarantine import held_sessions
 from dreamd.config import Settings
-from dreamd.dream.pending import pending_files
-from dreamd.dream.reporttext import apply_command
+from dreamd.dream.pending import apply_command, pending_files
 from dreamd.lock import PIPELINE, holder
 from dreamd.runlog import SCHEMA
 from dreamd.runrecord import shown_outcome
