@@ -9,15 +9,14 @@ back as unresolved entries and are not cached: they are retried next time.
 
 from __future__ import annotations
 
-import gc
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterator, Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from dreamd.errors import NotFound, SourceError
+from dreamd.gcpause import collector_paused
 from dreamd.logs import get_logger
 from dreamd.readers import READERS, Conversation, ProjectRoots, Reader, SessionRef, Unresolved
 from dreamd.sessioninfo import SessionInfo, from_unresolved, summarize
@@ -50,19 +49,8 @@ def read_safely(reader: Reader, ref: SessionRef) -> Conversation | Unresolved:
     thousands of short-lived, acyclic objects, and collecting them cost about
     30 % of reading a large transcript (anything cyclic is collected after).
     """
-    with _collector_paused():
+    with collector_paused():
         return _read_or_unresolved(reader, ref)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _read_or_unresolved(reader: Reader, ref: SessionRef) -> Conversation | Unresolved:

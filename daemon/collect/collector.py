@@ -52,7 +52,6 @@ from dreamd.collect.cursorstate import (
     split_windows,
     window_key,
 )
-from dreamd.collect.gcpause import collector_paused
 from dreamd.collect.plan import WritePlan, make_plan, save_plan
 from dreamd.collect.planted import PlantedItem, planted_item
 from dreamd.collect.planting import StoresPending, one_plan, plant_plan, tolerant_held
@@ -61,6 +60,7 @@ from dreamd.collect.reopen import resume_open_window
 from dreamd.collect.signals import StopCollecting, WindowPending
 from dreamd.collect.skipped import record_own_runs, record_trivial
 from dreamd.fswrite import CrashPoint
+from dreamd.gcpause import collector_paused
 from dreamd.logs import get_logger
 from dreamd.progress import NO_PROGRESS, JobProgress, counter
 from dreamd.readers import Conversation, Message

@@ -31,6 +31,7 @@ BASE = (
     "dreamd.gitroot",
     "dreamd.secrets",
     "dreamd.logs",  # every layer logs; structlog is loaded on the first line
+    "dreamd.gcpause",  # the cycle collector paused over acyclic bulk work
 )
 #: The application's core every job may use: settings, state, logs, locks, selection.
 CORE = (
@@ -76,6 +77,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("dreamd.lock", ()),
     ("dreamd.progress", ()),
     ("dreamd.tools", ()),
+    ("dreamd.gcpause", ()),
     ("dreamd.migrations", ()),
     (
         "dreamd.statedb",

@@ -1,10 +1,11 @@
 """The cycle collector paused while a pass makes objects that hold no cycles.
 
-A collect over 10,000 waiting sessions loads their metadata and decides on
-each (tens of thousands of named tuples, datetimes and decisions, none of
-them cyclic); every full collection the allocations trigger walks all of
-them and the imported code besides, for nothing. Whatever is cyclic is
-collected once the block ends, as ``catalog.read_safely`` does for a read.
+A transcript read makes hundreds of thousands of short-lived, acyclic
+objects; a collect over 10,000 waiting sessions loads their metadata and
+decides on each (named tuples, datetimes and decisions, none of them
+cyclic). Every full collection the allocations trigger walks all of them and
+the imported code besides, for nothing (about 30 % of reading a large
+transcript). Whatever is cyclic is collected once the block ends.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from dreamd.collect.gcpause import collector_paused
+from dreamd.gcpause import collector_paused
 
 
 def test_the_cycle_collector_is_off_inside_and_back_on_after_even_on_error() -> None:
