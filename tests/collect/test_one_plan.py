@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-import dreamd.stores.claude_memory as claude_memory
 from dreamd.collect.planting import Unavailable, one_plan
 from dreamd.errors import StoreError
-from dreamd.stores import ItemVersion
 from dreamd.stores.claude_memory import ClaudeMemoryStore
 from tests.stores.factories import sample_item
+from tests.stores.test_keyindex import count_listings
 
 
 def test_one_plan_lists_a_memory_folder_once_and_leaves_other_stores_alone(
@@ -20,14 +18,7 @@ def test_one_plan_lists_a_memory_folder_once_and_leaves_other_stores_alone(
 ) -> None:
     store = ClaudeMemoryStore(tmp_path / "memory")
     receipt = store.write("op-1", sample_item(1))
-    listed: list[str] = []
-    real = claude_memory.folder_versions
-
-    def spy(folder: int, prefix: str, wanted: Callable[[str], bool]) -> dict[str, ItemVersion]:
-        listed.append(prefix)
-        return real(folder, prefix, wanted)
-
-    monkeypatch.setattr(claude_memory, "folder_versions", spy)
+    listed = count_listings(monkeypatch)
     unavailable = Unavailable("sql", "the server is down")
     with one_plan({"claude-memory": store, "sql": unavailable}):
         assert store.find("op-1") == receipt
