@@ -16,17 +16,20 @@ import sys
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 import msgspec
 import platformdirs
 
 from dreamd.configcheck import place_problems, value_problems
 from dreamd.errors import ConfigError
-from dreamd.readers import READERS, Reader
-from dreamd.readers.aider import configured_reader
 from dreamd.stores.registry import STORES, StoreContext, StoreSpec, StoreTable
+from dreamd.tools import TOOLS
+
+if TYPE_CHECKING:
+    from dreamd.readers import Reader
 
 __all__ = [
     "CollectConfig",
@@ -326,25 +329,38 @@ def _check_stores(config: Config, path: Path | None) -> None:
 
 def _check_sources(config: Config, path: Path | None) -> None:
     for tool, source in config.sources.items():
-        if tool not in READERS:
-            known = ", ".join(READERS)
+        if tool not in TOOLS:
+            known = ", ".join(TOOLS)
             raise ConfigError(path, f"sources.{tool}", f"unknown tool (known: {known})")
         if source.root is not None and source.roots is not None:
             raise ConfigError(path, f"sources.{tool}", "set root or roots, not both")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Settings:
-    """The configuration resolved against one environment: paths are absolute."""
+    """The configuration resolved against one environment: paths are absolute.
+
+    The sources' roots and readers are resolved on first use: a command that
+    reads only the state (``dreamd status``) imports no reader.
+    """
 
     config: Config
     config_path: Path | None
     data_dir: Path
     machine: str
-    source_roots: Mapping[str, tuple[Path, ...]]
     home: Path | None = None  # the home ``~`` in settings means (None: the process's)
-    #: The readers as this process must use them (Aider's fenced under launchd on macOS).
-    readers: Mapping[str, Reader] = field(default_factory=lambda: READERS)
+    env: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
+    platform: str = sys.platform
+
+    @cached_property
+    def source_roots(self) -> Mapping[str, tuple[Path, ...]]:
+        """Each enabled tool's roots (``resolve_source_roots``)."""
+        return resolve_source_roots(self.config, self.env, self.home or Path.home())
+
+    @cached_property
+    def readers(self) -> Mapping[str, Reader]:
+        """The readers as this process must use them (Aider's fenced under launchd on macOS)."""
+        return resolve_readers(self.config, self.env, self.home or Path.home(), self.platform)
 
     @property
     def state_db(self) -> Path:
@@ -389,9 +405,8 @@ def load_settings(
         config_path=path if path.is_file() else None,
         data_dir=default_data_dir(),
         machine=config.machine or socket.gethostname().split(".")[0] or "localhost",
-        source_roots=resolve_source_roots(config, env, home),
         home=home,
-        readers=resolve_readers(config, env, home, sys.platform),
+        env=env,
     )
 
 
@@ -409,6 +424,9 @@ def resolve_readers(
     config: Config, env: Mapping[str, str], home: Path, platform: str
 ) -> dict[str, Reader]:
     """``READERS``, with Aider's kept out of the folders macOS guards under launchd."""
+    from dreamd.readers import READERS
+    from dreamd.readers.aider import configured_reader
+
     source = config.sources.get("aider", SourceConfig())
     configured = [source.root] if source.root is not None else source.roots
     roots = None if configured is None else [_expand(entry, home) for entry in configured]
@@ -432,6 +450,8 @@ def resolve_source_roots(
     config: Config, env: Mapping[str, str], home: Path
 ) -> dict[str, tuple[Path, ...]]:
     """Each enabled tool's roots: configured ones, else the reader's defaults."""
+    from dreamd.readers import READERS
+
     roots: dict[str, tuple[Path, ...]] = {}
     for tool, reader in READERS.items():
         source = config.sources.get(tool, SourceConfig())

@@ -7,17 +7,13 @@ Tool names are the ones used in configuration tables and JSON output:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ._model import Conversation, FileVersion, Message, Role, SessionRef, Unresolved, isoformat
 from ._protocol import ProjectRoots, Reader
-from .aider import READER as _aider
-from .claude_code import READER as _claude_code
-from .codex import READER as _codex
-from .cursor import READER as _cursor
-from .gemini import READER as _gemini
-from .opencode import MIMOCODE_READER as _mimocode
-from .opencode import OPENCODE_READER as _opencode
-from .pi import OMP_READER as _omp
-from .pi import PI_READER as _pi
+
+if TYPE_CHECKING:
+    from ._registry import READERS
 
 __all__ = [
     "READERS",
@@ -32,18 +28,12 @@ __all__ = [
     "isoformat",
 ]
 
-#: Every reader by tool name, in the order sources are listed by default.
-READERS: dict[str, Reader] = {
-    reader.tool: reader
-    for reader in (
-        _claude_code,
-        _codex,
-        _pi,
-        _omp,
-        _opencode,
-        _mimocode,
-        _gemini,
-        _cursor,
-        _aider,
-    )
-}
+
+def __getattr__(name: str) -> object:
+    """``READERS`` is imported on first use: the record types above are all that most
+    modules need, and every reader's parser costs a short command's start-up."""
+    if name == "READERS":
+        from ._registry import READERS
+
+        return READERS
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

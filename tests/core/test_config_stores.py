@@ -12,7 +12,7 @@ from dreamd.stores._heldfile import located
 
 
 def settings(text: str) -> Settings:
-    return Settings(parse_config(text), None, Path("/data"), "box", {})
+    return Settings(parse_config(text), None, Path("/data"), "box")
 
 
 def test_both_tables_are_read_with_readable_keys(isolated_home: Path) -> None:

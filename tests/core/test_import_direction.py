@@ -91,7 +91,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     ("dreamd.configcheck", ("dreamd.config", "dreamd.stores")),
-    ("dreamd.config", ("dreamd.readers", "dreamd.stores", "dreamd.schedule", "dreamd.configcheck")),
+    (
+        "dreamd.config",
+        ("dreamd.readers", "dreamd.stores", "dreamd.schedule", "dreamd.configcheck", "dreamd.tools"),
+    ),
     ("dreamd.catalog", ("dreamd.readers", "dreamd.statedb", "dreamd.sessioninfo", "dreamd.logs")),
     ("dreamd.runrecord", ("dreamd.statedb", "dreamd.logs", "dreamd.runlog", "dreamd.runstory")),
     ("dreamd.runlog", ("dreamd.statedb",)),

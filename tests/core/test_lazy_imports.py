@@ -18,6 +18,8 @@ from tests.service.daemon import write_config
 
 #: The machinery of the jobs: a command that runs neither job must not load it.
 JOBS = ("sqlalchemy", "alembic", "yaml", "dreamd.collect.collector", "dreamd.dream.gardener")
+#: The transcript parsers (``dreamd.readers.READERS``): only what reads a transcript loads them.
+PARSERS = ("dreamd.readers._registry", "dreamd.readers.claude_code", "dreamd.readers.codex")
 
 
 def loaded(modules: set[str], prefixes: tuple[str, ...]) -> set[str]:
@@ -40,10 +42,11 @@ def used_home(isolated_home: Path) -> Path:
 def test_reading_commands_load_neither_job_nor_the_sql_layer(
     used_home: Path, command: tuple[str, ...]
 ) -> None:
-    """``status`` and ``log`` read the state database through sqlite3, and nothing logs;
-    a JSON document draws no table either."""
+    """``status`` and ``log`` read the state database through sqlite3, parse no transcript
+    and log nothing; a JSON document draws no table either."""
     modules = modules_loaded(used_home, *command)
     assert loaded(modules, JOBS) == set()
+    assert loaded(modules, PARSERS) == set()
     assert loaded(modules, ("structlog",)) == set()
     if "--json" in command:
         assert loaded(modules, ("rich",)) == set()
