@@ -32,6 +32,7 @@ BASE = (
     "dreamd.secrets",
     "dreamd.logs",  # every layer logs; structlog is loaded on the first line
     "dreamd.gcpause",  # the cycle collector paused over acyclic bulk work
+    "dreamd.tools",  # the names of the tools dreamd reads
 )
 #: The application's core every job may use: settings, state, logs, locks, selection.
 CORE = (
@@ -93,7 +94,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("dreamd.configcheck", ("dreamd.config", "dreamd.stores")),
     (
         "dreamd.config",
-        ("dreamd.readers", "dreamd.stores", "dreamd.schedule", "dreamd.configcheck", "dreamd.tools"),
+        ("dreamd.readers", "dreamd.stores", "dreamd.schedule", "dreamd.configcheck"),
     ),
     ("dreamd.catalog", ("dreamd.readers", "dreamd.statedb", "dreamd.sessioninfo", "dreamd.logs")),
     ("dreamd.runrecord", ("dreamd.statedb", "dreamd.logs", "dreamd.runlog", "dreamd.runstory")),
