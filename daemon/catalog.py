@@ -97,8 +97,10 @@ class Catalog:
         self.readers = readers
         self._index: dict[CacheKey, SessionInfo] | None = None
         self._last: dict[str, list[SessionInfo]] = {}
-        #: The refs the last scan of each tool found, by session id and alias: what ``read``
-        #: tries first, so reading a selected session does not discover every session again.
+        #: The refs the last scan of each tool found: what ``read`` tries first (filed by
+        #: session id and alias on the first read), so reading a selected session does not
+        #: discover every session again.
+        self._found: dict[str, list[SessionRef]] = {}
         self._refs: dict[str, dict[str, list[SessionRef]]] = {}
         #: Tools known to be unchanged since their last scan (the service's watcher sets
         #: this); their sessions are reused instead of discovered again.
@@ -137,7 +139,8 @@ class Catalog:
         reused = tuple(t for t in self.tools(only) if t in unchanged and t in self._last)
         tools = [t for t in self.tools(only) if t not in reused]
         for tool in tools:
-            self._refs[tool] = {}
+            self._found[tool] = []
+            self._refs.pop(tool, None)
         for tool in tools:
             found = discover_all(self.readers[tool], self.source_roots[tool])
             self._match(found, sessions, to_read, seen)
@@ -181,20 +184,22 @@ class Catalog:
     ) -> None:
         """Sort discovered items into cached (unchanged) and to be read (new or changed)."""
         cache = self._index or {}
-        for found in found_items:  # once per file on every rescan: kept lean
+        # Once per file on every rescan: kept lean, the bound methods looked up once.
+        lookup, keep, note = cache.get, sessions.append, seen.add
+        for found in found_items:
             if isinstance(found, Unresolved):
-                sessions.append(from_unresolved(found))
+                keep(from_unresolved(found))
                 continue
             key = (found.tool, found.location, found.locator)
             if key in seen:
                 continue
-            seen.add(key)
-            _remember(self._refs.setdefault(found.tool, {}), found)
-            cached = cache.get(key)
+            note(key)
+            self._found.setdefault(found.tool, []).append(found)
+            cached = lookup(key)
             if cached is not None and (
                 cached.file_version == found.file_version or _still_valid(cached, found)
             ):
-                sessions.append(cached)
+                keep(cached)
             else:
                 to_read.append(found)
 
@@ -219,6 +224,13 @@ class Catalog:
         self.state.save_sessions(pending, now=now)
         return infos
 
+    def _filed(self, tool: str) -> dict[str, list[SessionRef]]:
+        """The last scan's refs of ``tool`` by session id and alias (filed once per scan)."""
+        filed = self._refs.get(tool)
+        if filed is None:
+            filed = self._refs[tool] = _file_by_name(self._found.get(tool, []))
+        return filed
+
     def read(self, tool: str, session_id: str) -> Conversation:
         """The cleaned conversation of ``tool:session_id``; raises ``NotFound``.
 
@@ -230,7 +242,7 @@ class Catalog:
         if tool not in self.source_roots:
             raise NotFound(f"source {tool} is disabled in the configuration")
         reader = self.readers[tool]
-        known = self._refs.get(tool, {}).get(session_id)
+        known = self._filed(tool).get(session_id)
         if known:  # found by the last scan: read it where it was, unless it moved or broke
             result = read_safely(reader, _newest(known))
             if not isinstance(result, Unresolved):
@@ -256,10 +268,13 @@ class Catalog:
         return result
 
 
-def _remember(refs: dict[str, list[SessionRef]], found: SessionRef) -> None:
-    """File ``found`` under its session id and each alias (as ``Catalog.read`` looks up)."""
-    for name in (found.session_id, *found.aliases):
-        refs.setdefault(name, []).append(found)
+def _file_by_name(found: list[SessionRef]) -> dict[str, list[SessionRef]]:
+    """``found`` filed under each ref's session id and alias (as ``Catalog.read`` looks up)."""
+    refs: dict[str, list[SessionRef]] = {}
+    for ref in found:
+        for name in (ref.session_id, *ref.aliases):
+            refs.setdefault(name, []).append(ref)
+    return refs
 
 
 def _newest(refs: list[SessionRef]) -> SessionRef:

@@ -6,6 +6,7 @@ reason, so a reader's ``read`` stays a straight line from bytes to messages.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,11 @@ def unresolved(ref: SessionRef, reason: str) -> Unresolved:
     )
 
 
+#: Each walk's references by location, per (tool, root, naming rule): what the next walk of
+#: the same root hands back for a file whose version is unchanged (``discover_files``).
+_LAST_WALK: dict[tuple[str, str, Callable[[str], str | None]], dict[str, SessionRef]] = {}
+
+
 def discover_files(
     tool: str,
     root: Path,
@@ -46,20 +52,35 @@ def discover_files(
     session id, or None to skip the file (a subagent transcript, a side file).
     A file that cannot be stat'ed, a directory under a transcript's name and
     a folder that cannot be listed are each reported with the reason.
+
+    A reference depends on nothing but the tool, the location and the file's
+    version, so a file unchanged since the last complete walk of ``root`` gets
+    that walk's reference back: the service rescans every few minutes and most
+    files never change, and building a reference costs as much as the ``stat``.
     """
+    key = (tool, os.fspath(root), session_id)
+    last = _LAST_WALK.get(key, {})
+    found: dict[str, SessionRef] = {}
 
     def make(location: str, version: FileVersion | None, error: str | None) -> Item | None:
+        if version is not None:
+            known = last.get(location)
+            if known is not None and known.file_version == version:
+                found[location] = known
+                return known
         sid = session_id(location)
         if sid is None:
             return None
         if version is None:
             return Unresolved(tool, Path(location), error or "cannot stat", session_id=sid)
-        return SessionRef(tool, sid, location, version)
+        ref = found[location] = SessionRef(tool, sid, location, version)
+        return ref
 
     def unlistable(location: str, reason: str) -> Item:
         return Unresolved(tool, Path(location), reason)
 
-    return walk(root, accept, make, max_depth=max_depth, prune=prune, unlistable=unlistable)
+    yield from walk(root, accept, make, max_depth=max_depth, prune=prune, unlistable=unlistable)
+    _LAST_WALK[key] = found
 
 
 def load_bytes(ref: SessionRef) -> bytes | Unresolved:

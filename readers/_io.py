@@ -323,11 +323,18 @@ def _scan_directory(
             for entry in entries:
                 name = entry.name
                 if accept(name):
-                    item, folder = _accepted_item(prefix + name, entry, make)
+                    location = prefix + name
+                    version = _entry_version(location, entry)
+                    if type(version) is FileVersion:  # the common case, kept short
+                        item = make(location, version, None)
+                        if item is not None:
+                            yield item
+                        continue
+                    item = make(location, None, version)
                     if item is not None:
                         yield item
-                        if not folder:
-                            continue
+                    if version != NOT_A_FILE:
+                        continue
                 if depth > 1 and not prune(name) and _is_dir(entry):
                     subdirs.append(prefix + name)
     except OSError as error:
@@ -338,21 +345,20 @@ def _scan_directory(
     return subdirs
 
 
-def _accepted_item(location: str, entry: os.DirEntry[Any], make: Make[T]) -> tuple[T | None, bool]:
-    """The item for one accepted name (a file's version, or why it cannot be read),
-    and whether the name is a directory's (which is still entered)."""
+def _entry_version(location: str, entry: os.DirEntry[Any]) -> FileVersion | str:
+    """An accepted file's version, or why it cannot be read (``NOT_A_FILE`` for a
+    directory under an accepted name, which is still entered)."""
     if not is_valid_text(location):
-        return make(location, None, NOT_TEXT_NAME), False
+        return NOT_TEXT_NAME
     try:
         st = entry.stat()
     except OSError as error:
-        return make(location, None, describe_os_error(error)), False
+        return describe_os_error(error)
     if stat.S_ISREG(st.st_mode):
-        version = FileVersion(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-        return make(location, version, None), False
+        return FileVersion(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
     if stat.S_ISDIR(st.st_mode):
-        return make(location, None, NOT_A_FILE), True
-    return make(location, None, "not a regular file"), False
+        return NOT_A_FILE
+    return "not a regular file"
 
 
 @contextmanager

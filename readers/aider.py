@@ -230,25 +230,42 @@ def session_id(path: Path, stamp: str, ordinal: int) -> str:
     return chat_id(project_relative_path(path), stamp, ordinal)
 
 
-def _git_root(folder: Path, has_git: dict[Path, bool] | None = None) -> Path | None:
-    """The nearest folder at or above ``folder`` holding ``.git`` (``has_git`` remembers the
-    folders already asked, for callers that ask about many folders with common parents)."""
-    known = {} if has_git is None else has_git
-    for candidate in [folder, *folder.parents][: _GIT_ROOT_LEVELS + 1]:
+def _git_root(folder: Path) -> Path | None:
+    """The nearest folder at or above ``folder`` holding ``.git``."""
+    root = _git_root_of(os.fspath(folder), {})
+    return None if root is None else Path(root)
+
+
+def _git_root_of(folder: str, known: dict[str, bool]) -> str | None:
+    """``_git_root`` over path strings; ``known`` remembers the folders already asked, for
+    callers that ask about many folders with common parents."""
+    candidate = folder
+    for _level in range(_GIT_ROOT_LEVELS + 1):
         held = known.get(candidate)
         if held is None:
-            try:
-                os.stat(candidate / ".git")
-                held = True
-            except OSError:
-                held = False
-            known[candidate] = held
+            held = known[candidate] = _exists(_child(candidate, ".git"))
         if held:
             return candidate
+        parent = candidate.rpartition(os.sep)[0] or os.sep
+        if parent == candidate:
+            return None
+        candidate = parent
     return None
 
 
-def _is_file(path: Path) -> bool:
+def _child(folder: str, name: str) -> str:
+    return folder.rstrip(os.sep) + os.sep + name
+
+
+def _exists(path: str) -> bool:
+    try:
+        os.stat(path)
+    except OSError:
+        return False
+    return True
+
+
+def _is_file(path: str) -> bool:
     try:
         return stat.S_ISREG(os.stat(path).st_mode)
     except OSError:
@@ -261,19 +278,20 @@ def history_files_in(project_dirs: Iterable[Path | str]) -> list[Path]:
     Aider writes into the git root, so each folder and its git root are
     checked. The paths returned are roots that ``READER.discover`` accepts.
     Projects share parent folders: each folder is asked for ``.git`` once.
+    Every scan asks this of every project, so the work is done on strings.
     """
     found: list[Path] = []
-    seen: set[Path] = set()
-    has_git: dict[Path, bool] = {}
+    seen: set[str] = set()
+    has_git: dict[str, bool] = {}
     for project in project_dirs:
-        folder = Path(project).absolute()
-        root = _git_root(folder, has_git)
-        for candidate in (folder, root):
+        name = os.fspath(project)
+        folder = os.path.normpath(name) if name.startswith(os.sep) else str(Path(name).absolute())
+        for candidate in (folder, _git_root_of(folder, has_git)):
             if candidate is None:
                 continue
-            path = candidate / HISTORY_NAME
+            path = _child(candidate, HISTORY_NAME)
             if path not in seen and _is_file(path):
-                found.append(path)
+                found.append(Path(path))
             seen.add(path)
     return found
 
@@ -337,7 +355,9 @@ class AiderReader:
 
     def project_roots(self, projects: Iterable[str]) -> tuple[Path, ...]:
         """History files in project folders other tools reported (and their git roots)."""
-        return tuple(history_files_in(p for p in projects if not self.fence.keeps_out(Path(p))))
+        if self.fence.skipped:
+            projects = [p for p in projects if not self.fence.keeps_out(Path(p))]
+        return tuple(history_files_in(projects))
 
     def read(self, ref: SessionRef) -> Conversation | Unresolved:
         """The cleaned conversation of one chat."""
