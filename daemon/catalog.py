@@ -105,6 +105,8 @@ class Catalog:
         #: Tools known to be unchanged since their last scan (the service's watcher sets
         #: this); their sessions are reused instead of discovered again.
         self.unchanged: Callable[[], Collection[str]] = tuple
+        #: The projects the cache names, sorted: kept while no scan reads a session.
+        self._projects: list[str] | None = None
 
     def cached(self) -> list[SessionInfo]:
         """Every session the cache holds (loaded from the state DB once, then kept)."""
@@ -134,7 +136,7 @@ class Catalog:
         cache = self._index
         sessions: list[SessionInfo] = []
         to_read: list[SessionRef] = []
-        seen: set[CacheKey] = set()
+        seen: dict[CacheKey, SessionRef] = {}
         unchanged = set(self.unchanged())
         reused = tuple(t for t in self.tools(only) if t in unchanged and t in self._last)
         tools = [t for t in self.tools(only) if t not in reused]
@@ -143,23 +145,26 @@ class Catalog:
             self._refs.pop(tool, None)
         for tool in tools:
             found = discover_all(self.readers[tool], self.source_roots[tool])
-            self._match(found, sessions, to_read, seen)
+            self._match(tool, found, sessions, to_read, seen)
         fresh = self._read_all(to_read, now, progress)
         # Tools that keep sessions inside project folders (Aider) are also looked
         # for in every project the other tools reported, once those are known.
         late: list[SessionRef] = []
         rooted = [r for r in map(self.readers.__getitem__, tools) if isinstance(r, ProjectRoots)]
         if rooted:
-            projects = sorted({i.project for i in (*cache.values(), *fresh) if i.project})
+            if fresh or self._projects is None:
+                self._projects = sorted({i.project for i in (*cache.values(), *fresh) if i.project})
             for reader in rooted:
-                found = discover_all(reader, reader.project_roots(projects))
-                self._match(found, sessions, late, seen)
+                found = discover_all(reader, reader.project_roots(self._projects))
+                self._match(reader.tool, found, sessions, late, seen)
         fresh += self._read_all(late, now, progress)
         sessions.extend(fresh)
         for info in fresh:
             if info.unresolved is None:
                 cache[(info.tool, info.path, info.locator)] = info
-        stale = [key for key in cache.keys() - seen if key[0] in tools]
+        stale = [key for key in cache.keys() - seen.keys() if key[0] in tools]
+        if fresh or stale:
+            self._projects = None  # the cache changed: its projects are listed again
         if stale:
             self.state.forget_sessions(stale)
             for key in stale:
@@ -177,24 +182,26 @@ class Catalog:
 
     def _match(
         self,
+        tool: str,
         found_items: Iterator[SessionRef | Unresolved],
         sessions: list[SessionInfo],
         to_read: list[SessionRef],
-        seen: set[CacheKey],
+        seen: dict[CacheKey, SessionRef],
     ) -> None:
-        """Sort discovered items into cached (unchanged) and to be read (new or changed)."""
+        """Sort what ``tool``'s reader found into cached (unchanged) and to be read (new or
+        changed); ``seen`` collects the keys found, first finding kept."""
         cache = self._index or {}
         # Once per file on every rescan: kept lean, the bound methods looked up once.
-        lookup, keep, note = cache.get, sessions.append, seen.add
+        lookup, keep, note = cache.get, sessions.append, seen.setdefault
+        remember = self._found.setdefault(tool, []).append
         for found in found_items:
             if isinstance(found, Unresolved):
                 keep(from_unresolved(found))
                 continue
             key = (found.tool, found.location, found.locator)
-            if key in seen:
-                continue
-            note(key)
-            self._found.setdefault(found.tool, []).append(found)
+            if note(key, found) is not found:
+                continue  # found twice (overlapping roots): the first finding counts
+            remember(found)
             cached = lookup(key)
             if cached is not None and (
                 cached.file_version == found.file_version or _still_valid(cached, found)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from ._io import SourceChanged, describe_os_error, read_bytes, walk
+from ._io import Items, Reuse, SourceChanged, describe_os_error, read_bytes, walk
 from ._model import FileVersion, SessionRef, Unresolved
 from ._parse import JsonError, JsonLines, decode_json, decode_json_lines
 
@@ -32,9 +32,8 @@ def unresolved(ref: SessionRef, reason: str) -> Unresolved:
     )
 
 
-#: Each walk's references by location, per (tool, root, naming rule): what the next walk of
-#: the same root hands back for a file whose version is unchanged (``discover_files``).
-_LAST_WALK: dict[tuple[str, str, Callable[[str], str | None]], dict[str, SessionRef]] = {}
+#: The last complete walk's references, per (tool, root, naming rule) (``discover_files``).
+_LAST_WALK: dict[tuple[str, str, Callable[[str], str | None]], Items[Item]] = {}
 
 
 def discover_files(
@@ -55,32 +54,28 @@ def discover_files(
 
     A reference depends on nothing but the tool, the location and the file's
     version, so a file unchanged since the last complete walk of ``root`` gets
-    that walk's reference back: the service rescans every few minutes and most
-    files never change, and building a reference costs as much as the ``stat``.
+    that walk's reference back (``walk``'s ``reuse``): the service rescans every
+    few minutes and most files never change, and building a reference costs as
+    much as the ``stat``.
     """
     key = (tool, os.fspath(root), session_id)
-    last = _LAST_WALK.get(key, {})
-    found: dict[str, SessionRef] = {}
 
     def make(location: str, version: FileVersion | None, error: str | None) -> Item | None:
-        if version is not None:
-            known = last.get(location)
-            if known is not None and known.file_version == version:
-                found[location] = known
-                return known
         sid = session_id(location)
         if sid is None:
             return None
         if version is None:
             return Unresolved(tool, Path(location), error or "cannot stat", session_id=sid)
-        ref = found[location] = SessionRef(tool, sid, location, version)
-        return ref
+        return SessionRef(tool, sid, location, version)
 
     def unlistable(location: str, reason: str) -> Item:
         return Unresolved(tool, Path(location), reason)
 
-    yield from walk(root, accept, make, max_depth=max_depth, prune=prune, unlistable=unlistable)
-    _LAST_WALK[key] = found
+    reuse = Reuse(_LAST_WALK.get(key, {}), {})
+    yield from walk(
+        root, accept, make, max_depth=max_depth, prune=prune, unlistable=unlistable, reuse=reuse
+    )
+    _LAST_WALK[key] = reuse.found
 
 
 def load_bytes(ref: SessionRef) -> bytes | Unresolved:

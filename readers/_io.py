@@ -17,7 +17,7 @@ import stat
 from collections.abc import Callable, Collection, Generator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 from urllib.parse import quote
 
 from dreamd.fs import READ_FLAGS, regular_status
@@ -208,6 +208,17 @@ T = TypeVar("T")
 Make = Callable[[str, FileVersion | None, str | None], T | None]
 #: Turns a folder that cannot be listed (location, reason) into an item, or skips it.
 Unlistable = Callable[[str, str], T | None]
+#: Items by location, each with the version of the file it was made from.
+Items = dict[str, tuple[FileVersion, T]]
+
+
+class Reuse(NamedTuple, Generic[T]):
+    """What a walk hands back unchanged: the last complete walk's items (``last``), and this
+    walk's (``found``, filled as it goes: the next walk's ``last``)."""
+
+    last: Items[T]
+    found: Items[T]
+
 
 #: Why an accepted name is reported instead of read.
 NOT_A_FILE = "a directory, not a file"
@@ -261,6 +272,7 @@ def walk(
     prune: Callable[[str], bool] = lambda name: False,
     unlistable: Unlistable[T] | None = None,
     skip: Collection[Path] = (),
+    reuse: Reuse[T] | None = None,
 ) -> Iterator[T]:
     """``walk_files`` building each item with ``make`` (None skips the file).
 
@@ -268,7 +280,9 @@ def walk(
     to ``unlistable`` when given, else skipped. Discovery builds its session
     references here directly: rescans meet every file every time, and each
     intermediate object per file costs as much as a good part of the ``stat``
-    itself.
+    itself. With ``reuse``, a file whose version equals the one its item in
+    ``reuse.last`` was made from yields that item again, neither accepted nor
+    made anew; every item made or reused goes into ``reuse.found``.
     """
     try:
         root_stat = os.stat(root)
@@ -279,7 +293,9 @@ def walk(
     pending: list[tuple[str, int]] = [(os.fspath(root), max_depth)]
     while pending:
         directory, depth = pending.pop()
-        subdirs = yield from _scan_directory(directory, depth, accept, make, prune, unlistable)
+        subdirs = yield from _scan_directory(
+            directory, depth, accept, make, prune, unlistable, reuse or Reuse({}, {})
+        )
         for subdir in reversed(subdirs):
             try:
                 st = os.stat(subdir)
@@ -309,6 +325,7 @@ def _scan_directory(
     make: Make[T],
     prune: Callable[[str], bool],
     unlistable: Unlistable[T] | None,
+    reuse: Reuse[T],
 ) -> Generator[T, None, list[str]]:
     """Items for one directory's accepted files; returns the subdirectories to enter.
 
@@ -318,16 +335,23 @@ def _scan_directory(
     """
     subdirs: list[str] = []
     prefix = directory if directory.endswith(os.sep) else directory + os.sep
+    last, found = reuse
     try:
         with _listing(directory) as entries:
             for entry in entries:
                 name = entry.name
+                location = prefix + name
+                known = last.get(location)
+                if known is not None and _unchanged(entry, known[0]):
+                    found[location] = known
+                    yield known[1]
+                    continue
                 if accept(name):
-                    location = prefix + name
                     version = _entry_version(location, entry)
                     if type(version) is FileVersion:  # the common case, kept short
                         item = make(location, version, None)
                         if item is not None:
+                            found[location] = (version, item)
                             yield item
                         continue
                     item = make(location, None, version)
@@ -336,13 +360,29 @@ def _scan_directory(
                     if version != NOT_A_FILE:
                         continue
                 if depth > 1 and not prune(name) and _is_dir(entry):
-                    subdirs.append(prefix + name)
+                    subdirs.append(location)
     except OSError as error:
         if unlistable is not None:
             reported = unlistable(directory, unlistable_reason(error))
             if reported is not None:
                 yield reported
     return subdirs
+
+
+def _unchanged(entry: os.DirEntry[Any], version: FileVersion) -> bool:
+    """Whether ``entry`` is still the regular file of ``version`` (same device, inode,
+    size and modification time), without building a version to compare."""
+    try:
+        st = entry.stat()
+    except OSError:
+        return False
+    return (
+        st.st_mtime_ns == version.mtime_ns
+        and st.st_size == version.size
+        and st.st_ino == version.inode
+        and st.st_dev == version.device
+        and stat.S_ISREG(st.st_mode)
+    )
 
 
 def _entry_version(location: str, entry: os.DirEntry[Any]) -> FileVersion | str:
