@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import msgspec
+from msgspec import structs
 
 from ._cursor_vscdb import (
     CHAT_KEY,
@@ -138,7 +139,7 @@ def _one_per_conversation(found: list[_Inline]) -> list[SessionRef]:
         elif item.signature and keepers[item.signature] is not item:
             continue
         extra = tuple(aliases.get(item.ref.session_id, ()))
-        result.append(replace(item.ref, aliases=extra) if extra else item.ref)
+        result.append(structs.replace(item.ref, aliases=extra) if extra else item.ref)
     return result
 
 

@@ -22,9 +22,11 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import closing
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import structs
 
 from ._cursor_items import scan_item_table
 from ._cursor_vscdb import (
@@ -114,7 +116,7 @@ def _with_workspace(
     if not isinstance(item, SessionRef) or not item.locator.startswith("kv:"):
         return item
     folder = workspaces.get(item.session_id)
-    return replace(item, locator=f"{item.locator}|{folder}") if folder else item
+    return structs.replace(item, locator=f"{item.locator}|{folder}") if folder else item
 
 
 def _scan_database(path: Path, scan: _Scan, *, workspace: str | None) -> None:

@@ -39,9 +39,11 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import structs
 
 from ._common import discover_files, load_bytes, unresolved
 from ._io import SourceChanged, read_bytes, read_head
@@ -454,7 +456,7 @@ class GeminiReader:
             self._ids[key] = recorded
         if recorded == ref.session_id:
             return ref
-        return replace(ref, session_id=recorded, aliases=(ref.session_id,))
+        return structs.replace(ref, session_id=recorded, aliases=(ref.session_id,))
 
     def read(self, ref: SessionRef) -> Conversation | Unresolved:
         """The cleaned conversation of one session file, or why it cannot be read."""
