@@ -14,9 +14,10 @@ the fastest honest baseline for the same work, ``--rounds`` times (default
 =================  ==============================================  ==================
 row                command                                         baseline / target
 =================  ==============================================  ==================
-startup            ``dreamd --help``, ``dreamd status``            ``python -c pass``; <= 0.15 s
+startup            ``dreamd --help``, ``dreamd status``, no scan   ``python -c pass``; <= 0.15 s
 first scan         ``sources list --json``, empty state            orjson parse; <= 1.5x
 rescan             ``sources list --json``, nothing changed        <= 0.5x orjson, <= 3x stat loop
+status, cached     ``dreamd status``, 10,000 sessions cached       ``python -c pass``; <= 0.15 s
 service rescan     ``Catalog.scan`` again, in one process          stat loop in process; <= 2x
 show               ``sources show`` of one 50 MB transcript        orjson parse; throughput >= 0.5x
 dream              ``dream --dry-run`` over 10,000 memories        < 3 s
@@ -316,11 +317,17 @@ def scan_rows(home: Path, rounds: int) -> list[Row]:
         first,
     )
     dreamd(env, "sources", "list", "--json")
-    (rescan,) = interleaved(rounds, lambda: dreamd(env, "sources", "list", "--json"))
+    bare, rescan, status = interleaved(
+        rounds,
+        lambda: python("pass", env=env),
+        lambda: dreamd(env, "sources", "list", "--json"),
+        lambda: dreamd(env, "status"),
+    )
     return [
         Row("first scan", first_scan, parse, "<= 1.5x orjson parse", first_scan <= 1.5 * parse),
         Row("rescan vs parse", rescan, parse, "<= 0.5x orjson parse", rescan <= 0.5 * parse),
         Row("rescan vs stat", rescan, stat, "<= 3x stat loop", rescan <= 3 * stat),
+        Row("status, cached", status, bare, "<= 0.15 s", status <= 0.15),
     ]
 
 

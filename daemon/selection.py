@@ -175,9 +175,10 @@ def collapse_duplicates(sessions: Iterable[SessionInfo]) -> list[SessionInfo]:
     """One entry per ``tool:id``: a readable copy over an unreadable one, then the newest."""
     best: dict[str, SessionInfo] = {}
     for info in sessions:
-        current = best.get(info.key)
-        if current is None or _preference(info) < _preference(current):
-            best[info.key] = info
+        key = info.key
+        current = best.setdefault(key, info)
+        if current is not info and _preference(info) < _preference(current):
+            best[key] = info
     return list(best.values())
 
 
