@@ -26,6 +26,7 @@ process per session. Answers are kept for ``CACHE_SECONDS`` per directory
 from __future__ import annotations
 
 import os
+import stat
 import time
 import unicodedata
 from collections.abc import Callable
@@ -54,10 +55,19 @@ def find_git_root(start: Path) -> Path | None:
     """The nearest folder from ``start`` up holding a ``.git`` folder or file; None outside git."""
     current = _lexical(start)
     for folder in (current, *current.parents):
-        marker = folder / ".git"
-        if marker.is_dir() or marker.is_file():
+        if _is_marker(folder / ".git"):
             return _nfc(folder)
     return None
+
+
+def _is_marker(path: Path) -> bool:
+    """Whether ``path`` is a folder or a regular file (links followed): one ``stat``, where
+    asking ``is_dir`` then ``is_file`` costs two for the usual answer, none."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISDIR(mode) or stat.S_ISREG(mode)
 
 
 def _read_small(path: Path) -> str:
