@@ -32,7 +32,6 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
-import secrets
 import signal
 import stat
 from collections.abc import Iterator
@@ -183,7 +182,7 @@ def _sync(folder: int, name: str, done: str) -> None:
 def _write_temp(folder: int, name: str, data: bytes, mode: int | None) -> str:
     """A new fsynced temp file of ``name`` holding ``data``, by its name; ``StoreError``
     (no temp file left) when it cannot be written."""
-    temp = check_name(f".{name}.{secrets.token_hex(6)}{TEMP_SUFFIX}")
+    temp = check_name(f".{name}.{os.urandom(6).hex()}{TEMP_SUFFIX}")
     try:
         _write_durably(folder, temp, data, mode)
     except OSError as error:

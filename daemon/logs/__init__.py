@@ -25,17 +25,13 @@ from __future__ import annotations
 
 import io
 import logging
-import logging.handlers
 import os
 import sys
 import warnings
 from collections.abc import Mapping
-from io import TextIOWrapper
 from pathlib import Path
 from types import ModuleType
-from typing import Any, TextIO, cast
-
-from dreamd.fswrite import PRIVATE_FILE, append_private, private_folder
+from typing import Any, TextIO
 
 __all__ = [
     "bind_context",
@@ -163,31 +159,6 @@ def log_file_setting(option: Path | None, configured: str) -> Path | None:
     return Path(configured).expanduser() if configured.strip() else None
 
 
-class _PrivateRotatingFile(logging.handlers.RotatingFileHandler):
-    """A rotating log whose every file (the first and each after a rollover) is 0600."""
-
-    def _open(self) -> TextIOWrapper:
-        descriptor = append_private(Path(self.baseFilename))
-        stream = open(descriptor, self.mode, encoding=self.encoding, errors=self.errors)  # noqa: SIM115
-        return cast(TextIOWrapper, stream)  # text mode: the handler's mode is "a"
-
-
-def _rotating_file(path: Path, max_bytes: int, backup_count: int) -> tuple[logging.Handler, bool]:
-    """A size-rotated file only its user can read, and whether an existing one was tightened.
-
-    Created 0600 (its folder 0700 when missing); an existing file readable by
-    others is made 0600 (the caller logs it).
-    """
-    private_folder(path.parent)
-    loose = path.is_file() and not path.is_symlink() and bool(path.stat().st_mode & 0o077)
-    if loose:
-        path.chmod(PRIVATE_FILE)
-    handler = _PrivateRotatingFile(
-        path, maxBytes=max_bytes, backupCount=backup_count, encoding="utf-8"
-    )
-    return handler, loose
-
-
 def log_warning(
     message: Warning | str,
     category: type[Warning],
@@ -234,7 +205,9 @@ def configure_logging(
     handler: logging.Handler
     tightened = False
     if target is not None:
-        handler, tightened = _rotating_file(target, max_bytes, backup_count)
+        from dreamd.logs.files import rotating_file  # logging.handlers: only with a file
+
+        handler, tightened = rotating_file(target, max_bytes, backup_count)
     else:
         handler = logging.StreamHandler(stream if stream is not None else sys.stderr)
     in_file = target is not None
