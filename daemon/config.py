@@ -25,6 +25,7 @@ import platformdirs
 
 from dreamd.configcheck import place_problems, value_problems
 from dreamd.errors import ConfigError
+from dreamd.lazymap import LazyMap
 from dreamd.stores.registry import STORES, StoreContext, StoreSpec, StoreTable
 from dreamd.tools import TOOLS
 
@@ -422,16 +423,22 @@ def under_launchd(env: Mapping[str, str]) -> bool:
 
 def resolve_readers(
     config: Config, env: Mapping[str, str], home: Path, platform: str
-) -> dict[str, Reader]:
-    """``READERS``, with Aider's kept out of the folders macOS guards under launchd."""
+) -> Mapping[str, Reader]:
+    """``READERS``, with Aider's kept out of the folders macOS guards under launchd; each
+    reader is imported when first asked for."""
     from dreamd.readers import READERS
-    from dreamd.readers.aider import configured_reader
 
-    source = config.sources.get("aider", SourceConfig())
-    configured = [source.root] if source.root is not None else source.roots
-    roots = None if configured is None else [_expand(entry, home) for entry in configured]
-    aider = configured_reader(platform, under_launchd(env), roots, home)
-    return {**READERS, "aider": aider} if "aider" in READERS else dict(READERS)
+    def reader(tool: str) -> Reader:
+        if tool != "aider":
+            return READERS[tool]
+        from dreamd.readers.aider import configured_reader
+
+        source = config.sources.get("aider", SourceConfig())
+        configured = [source.root] if source.root is not None else source.roots
+        roots = None if configured is None else [_expand(entry, home) for entry in configured]
+        return configured_reader(platform, under_launchd(env), roots, home)
+
+    return LazyMap(READERS, reader)
 
 
 def _read_config(path: Path, *, must_exist: bool) -> Config:
@@ -448,21 +455,21 @@ def _read_config(path: Path, *, must_exist: bool) -> Config:
 
 def resolve_source_roots(
     config: Config, env: Mapping[str, str], home: Path
-) -> dict[str, tuple[Path, ...]]:
-    """Each enabled tool's roots: configured ones, else the reader's defaults."""
-    from dreamd.readers import READERS
+) -> Mapping[str, tuple[Path, ...]]:
+    """Each enabled tool's roots: configured ones, else the reader's defaults (the reader is
+    imported only when its roots are asked for)."""
 
-    roots: dict[str, tuple[Path, ...]] = {}
-    for tool, reader in READERS.items():
+    def roots(tool: str) -> tuple[Path, ...]:
         source = config.sources.get(tool, SourceConfig())
-        if not source.enabled:
-            continue
         configured = [source.root] if source.root is not None else source.roots
-        if configured is None:
-            roots[tool] = reader.default_roots(env, home)
-        else:
-            roots[tool] = tuple(_expand(entry, home) for entry in configured)
-    return roots
+        if configured is not None:
+            return tuple(_expand(entry, home) for entry in configured)
+        from dreamd.readers import READERS
+
+        return READERS[tool].default_roots(env, home)
+
+    enabled = [tool for tool in TOOLS if config.sources.get(tool, SourceConfig()).enabled]
+    return LazyMap(enabled, roots)
 
 
 def _expand(entry: str, home: Path) -> Path:

@@ -348,7 +348,7 @@ def _scan_directory(
                     continue
                 if accept(name):
                     version = _entry_version(location, entry)
-                    if type(version) is FileVersion:  # the common case, kept short
+                    if isinstance(version, FileVersion):  # the common case, kept short
                         item = make(location, version, None)
                         if item is not None:
                             found[location] = (version, item)

@@ -1,32 +1,39 @@
-"""Every reader by tool name (``dreamd.readers.READERS``), in the order sources are listed."""
+"""Every reader by tool name (``dreamd.readers.READERS``), in the order sources are listed.
+
+Each reader's module is imported when its reader is first asked for.
+"""
 
 from __future__ import annotations
 
+from importlib import import_module
+
+from dreamd.lazymap import LazyMap
+
 from ._protocol import Reader
-from .aider import READER as _aider
-from .claude_code import READER as _claude_code
-from .codex import READER as _codex
-from .cursor import READER as _cursor
-from .gemini import READER as _gemini
-from .opencode import MIMOCODE_READER as _mimocode
-from .opencode import OPENCODE_READER as _opencode
-from .pi import OMP_READER as _omp
-from .pi import PI_READER as _pi
 
 __all__ = ["READERS"]
 
-#: Every reader by tool name, in the order sources are listed by default.
-READERS: dict[str, Reader] = {
-    reader.tool: reader
-    for reader in (
-        _claude_code,
-        _codex,
-        _pi,
-        _omp,
-        _opencode,
-        _mimocode,
-        _gemini,
-        _cursor,
-        _aider,
-    )
+#: Where each tool's reader lives: (module of this package, attribute).
+_PLACES: dict[str, tuple[str, str]] = {
+    "claude-code": ("claude_code", "READER"),
+    "codex": ("codex", "READER"),
+    "pi": ("pi", "PI_READER"),
+    "omp": ("pi", "OMP_READER"),
+    "opencode": ("opencode", "OPENCODE_READER"),
+    "mimocode": ("opencode", "MIMOCODE_READER"),
+    "gemini": ("gemini", "READER"),
+    "cursor": ("cursor", "READER"),
+    "aider": ("aider", "READER"),
 }
+
+
+def _load(tool: str) -> Reader:
+    module, name = _PLACES[tool]
+    reader: Reader = getattr(import_module(f".{module}", __package__), name)
+    if reader.tool != tool:
+        raise RuntimeError(f"{module}.{name} reads {reader.tool!r}, not {tool!r}")
+    return reader
+
+
+#: Every reader by tool name, in the order sources are listed by default.
+READERS: LazyMap[str, Reader] = LazyMap(_PLACES, _load)

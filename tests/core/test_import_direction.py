@@ -33,6 +33,7 @@ BASE = (
     "dreamd.logs",  # every layer logs; structlog is loaded on the first line
     "dreamd.gcpause",  # the cycle collector paused over acyclic bulk work
     "dreamd.tools",  # the names of the tools dreamd reads
+    "dreamd.lazymap",  # readers and roots made on first use
 )
 #: The application's core every job may use: settings, state, logs, locks, selection.
 CORE = (
@@ -78,6 +79,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("dreamd.lock", ()),
     ("dreamd.progress", ()),
     ("dreamd.tools", ()),
+    ("dreamd.lazymap", ()),
     ("dreamd.gcpause", ()),
     ("dreamd.migrations", ()),
     (

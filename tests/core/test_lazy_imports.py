@@ -103,3 +103,27 @@ def test_a_first_command_creates_the_state_database_without_alembic(isolated_hom
     modules = modules_loaded(isolated_home, "status", "--json")
     assert (isolated_home / ".local" / "share" / "dreamd" / "state.db").is_file()
     assert loaded(modules, ("alembic", "sqlalchemy")) == set()
+
+
+def test_showing_a_session_loads_only_its_readers_parser(isolated_home: Path) -> None:
+    """``sources show`` reads one session: the other tools' parsers stay unloaded, and the
+    session is still found and shown."""
+    sid = "5e55104e-0000-4000-8000-000000000001"
+    folder = isolated_home / ".claude" / "projects" / "-home-user-src-app"
+    folder.mkdir(parents=True)
+    record = {
+        "type": "user",
+        "uuid": "u1",
+        "sessionId": sid,
+        "cwd": "/home/user/src/app",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "message": {"role": "user", "content": "Always run the linter before committing."},
+    }
+    (folder / f"{sid}.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
+    shown = run_dreamd(isolated_home, "sources", "show", f"claude-code:{sid}", "--json")
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["messages"][0]["text"].startswith("Always run the linter")
+    modules = modules_loaded(isolated_home, "sources", "show", f"claude-code:{sid}", "--json")
+    assert "dreamd.readers.claude_code" in modules
+    others = ("dreamd.readers.codex", "dreamd.readers.pi", "dreamd.readers.opencode")
+    assert loaded(modules, (*others, "dreamd.readers.gemini", "dreamd.readers.cursor")) == set()

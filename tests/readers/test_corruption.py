@@ -916,11 +916,13 @@ UNREADABLE_PROBE = """
 import json, os, sys
 from pathlib import Path
 from dreamd.readers import READERS, SessionRef
-# Import first (the interpreter's own files may be private to root), then drop to nobody.
+# Import every reader first (the interpreter's own files may be private to root), then drop
+# to nobody.
+readers = dict(READERS)
 os.setgid(65534); os.setuid(65534)
 home = Path(sys.argv[1])
 out = []
-for tool, reader in READERS.items():
+for tool, reader in readers.items():
     for root in reader.default_roots({}, home):
         for item in reader.discover(root):
             result = reader.read(item) if isinstance(item, SessionRef) else item

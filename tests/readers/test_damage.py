@@ -344,12 +344,12 @@ PROBE = """
 import json, os, sys
 from pathlib import Path
 from dreamd.readers import READERS, SessionRef
+readers = {tool: READERS[tool] for tool in sys.argv[2:]}  # imported before dropping privileges
 if os.geteuid() == 0:  # root reads any folder: look as nobody
     os.setgid(65534); os.setuid(65534)
 home = Path(sys.argv[1])
 out = []
-for tool in sys.argv[2:]:
-    reader = READERS[tool]
+for tool, reader in readers.items():
     for root in reader.default_roots({}, home):
         for item in reader.discover(root):
             result = reader.read(item) if isinstance(item, SessionRef) else item
