@@ -80,18 +80,24 @@ _KEY_COLUMNS = ("location", "inode", "size", "mtime_ns", "ctime_ns", "keys", "so
 log = get_logger("dreamd.statedb")
 
 
-def _upsert(table: str, columns: Iterable[str], key: tuple[str, ...]) -> str:
-    """``INSERT ... ON CONFLICT (key) DO UPDATE`` of every column, with named parameters."""
+def _upsert(
+    table: str, columns: Iterable[str], key: tuple[str, ...], *, positional: bool = False
+) -> str:
+    """``INSERT ... ON CONFLICT (key) DO UPDATE`` of every column, with named parameters
+    (``positional``: ``?`` in the columns' order)."""
     names = list(columns)
     updates = ", ".join(f"{name} = excluded.{name}" for name in names if name not in key)
+    values = ", ".join("?" if positional else f":{name}" for name in names)
     return (
-        f"INSERT INTO {table} ({', '.join(names)}) "
-        f"VALUES ({', '.join(':' + name for name in names)}) "
+        f"INSERT INTO {table} ({', '.join(names)}) VALUES ({values}) "
         f"ON CONFLICT ({', '.join(key)}) DO UPDATE SET {updates}"
     )
 
 
-_SAVE_SESSION = _upsert("session_cache", (*_CACHE_COLUMNS, "read_at"), ("tool", "path", "locator"))
+#: ``row_from_info`` gives the columns in this order.
+_SAVE_SESSION = _upsert(
+    "session_cache", (*_CACHE_COLUMNS, "read_at"), ("tool", "path", "locator"), positional=True
+)
 _SAVE_KEYS = _upsert("store_key_index", ("store", *_KEY_COLUMNS), ("store", "location"))
 _SAVE_QUARANTINE = _upsert("quarantined_plan", QUARANTINE_FIELDS, ("plan_id",))
 
