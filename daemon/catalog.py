@@ -75,7 +75,11 @@ def discover_all(reader: Reader, roots: Collection[Path]) -> Iterator[SessionRef
             yield from reader.discover(root)
         except Exception as error:
             log.exception("reader.discover_failed", tool=reader.tool, root=str(root))
-            yield Unresolved(reader.tool, root, f"discovery failed: {error.__class__.__name__}")
+            yield Unresolved(reader.tool, root, _discovery_failed(error))
+
+
+def _discovery_failed(error: Exception) -> str:
+    return f"discovery failed: {error.__class__.__name__}"
 
 
 class Catalog:
@@ -144,8 +148,7 @@ class Catalog:
             self._found[tool] = []
             self._refs.pop(tool, None)
         for tool in tools:
-            found = discover_all(self.readers[tool], self.source_roots[tool])
-            self._match(tool, found, sessions, to_read, seen)
+            self._discover(self.readers[tool], self.source_roots[tool], sessions, to_read, seen)
         fresh = self._read_all(to_read, now, progress)
         # Tools that keep sessions inside project folders (Aider) are also looked
         # for in every project the other tools reported, once those are known.
@@ -155,8 +158,8 @@ class Catalog:
             if fresh or self._projects is None:
                 self._projects = sorted({i.project for i in (*cache.values(), *fresh) if i.project})
             for reader in rooted:
-                found = discover_all(reader, reader.project_roots(self._projects))
-                self._match(reader.tool, found, sessions, late, seen)
+                roots = reader.project_roots(self._projects)
+                self._discover(reader, roots, sessions, late, seen)
         fresh += self._read_all(late, now, progress)
         sessions.extend(fresh)
         for info in fresh:
@@ -179,6 +182,24 @@ class Catalog:
         read = len(to_read) + len(late)
         log.info("catalog.scanned", tools=tools, reused=reused, read=read)
         return ScanResult(sessions, read=read, cached=len(sessions) - read, reused=reused)
+
+    def _discover(
+        self,
+        reader: Reader,
+        roots: Collection[Path],
+        sessions: list[SessionInfo],
+        to_read: list[SessionRef],
+        seen: dict[CacheKey, SessionRef],
+    ) -> None:
+        """``discover_all`` matched as it goes, without its generator between the reader
+        and ``_match`` (rescans pass every file through here)."""
+        for root in roots:
+            try:
+                self._match(reader.tool, reader.discover(root), sessions, to_read, seen)
+            except Exception as error:
+                log.exception("reader.discover_failed", tool=reader.tool, root=str(root))
+                failed = Unresolved(reader.tool, root, _discovery_failed(error))
+                sessions.append(from_unresolved(failed))
 
     def _match(
         self,

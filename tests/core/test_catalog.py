@@ -10,6 +10,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
+from msgspec import structs
 
 from dreamd.catalog import Catalog, read_safely
 from dreamd.errors import NotFound
@@ -143,6 +144,45 @@ def test_a_reader_bug_becomes_an_unresolved_session(state: StateDB, isolated_hom
     )
     (info,) = catalog.scan().sessions
     assert info.unresolved == "reader error: KeyError"
+
+
+class BrokenDiscovery:
+    """A reader whose discovery fails after its first session."""
+
+    tool = "codex"
+
+    def default_roots(self, env: Mapping[str, str], home: Path) -> tuple[Path, ...]:
+        return ()
+
+    def discover(self, root: Path) -> Iterator[SessionRef | Unresolved]:
+        first = next(ref for ref in READERS["claude-code"].discover(root))
+        assert isinstance(first, SessionRef)
+        yield structs.replace(first, tool=self.tool)
+        raise OSError("the disk went away")
+
+    def read(self, ref: SessionRef) -> Conversation | Unresolved:
+        return READERS["claude-code"].read(ref)
+
+
+def test_a_failing_discovery_keeps_what_it_found_and_spares_the_other_tools(
+    state: StateDB, isolated_home: Path
+) -> None:
+    """A reader's discovery raising is one unresolved entry naming the root; the sessions it
+    found before, and every other tool's, are listed and read."""
+    write_claude(isolated_home, "s1", ["one"])
+    write_claude(isolated_home, "s2", ["two"])
+    projects = isolated_home / ".claude" / "projects"
+    catalog = Catalog(
+        state,
+        {"codex": (projects,), "claude-code": (projects,)},
+        {"codex": BrokenDiscovery(), "claude-code": READERS["claude-code"]},
+    )
+    sessions = catalog.scan().sessions
+    broken = [i for i in sessions if i.tool == "codex"]
+    assert [i.unresolved for i in broken if i.unresolved] == ["discovery failed: OSError"]
+    assert [i.path for i in broken if i.unresolved] == [str(projects)]
+    assert len([i for i in broken if i.unresolved is None]) == 1
+    assert sorted(i.session_id for i in sessions if i.tool == "claude-code") == ["s1", "s2"]
 
 
 def test_progress_reports_each_read(state: StateDB, isolated_home: Path) -> None:
