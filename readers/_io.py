@@ -208,8 +208,8 @@ T = TypeVar("T")
 Make = Callable[[str, FileVersion | None, str | None], T | None]
 #: Turns a folder that cannot be listed (location, reason) into an item, or skips it.
 Unlistable = Callable[[str, str], T | None]
-#: Items by location, each with the version of the file it was made from.
-Items = dict[str, tuple[FileVersion, T]]
+#: Items by folder, then by file name, each with the version of the file it was made from.
+Items = dict[str, dict[str, tuple[FileVersion, T]]]
 
 
 class Reuse(NamedTuple, Generic[T]):
@@ -218,6 +218,9 @@ class Reuse(NamedTuple, Generic[T]):
 
     last: Items[T]
     found: Items[T]
+
+
+_NOTHING_HERE: dict[str, Any] = {}  # a folder the last walk found nothing in (never written)
 
 
 #: Why an accepted name is reported instead of read.
@@ -335,23 +338,24 @@ def _scan_directory(
     """
     subdirs: list[str] = []
     prefix = directory if directory.endswith(os.sep) else directory + os.sep
-    last, found = reuse
+    last = reuse.last.get(directory, _NOTHING_HERE)
+    found: dict[str, tuple[FileVersion, T]] = {}
     try:
         with _listing(directory) as entries:
             for entry in entries:
                 name = entry.name
-                location = prefix + name
-                known = last.get(location)
+                known = last.get(name)
                 if known is not None and _unchanged(entry, known[0]):
-                    found[location] = known
+                    found[name] = known
                     yield known[1]
                     continue
                 if accept(name):
+                    location = prefix + name
                     version = _entry_version(location, entry)
                     if isinstance(version, FileVersion):  # the common case, kept short
                         item = make(location, version, None)
                         if item is not None:
-                            found[location] = (version, item)
+                            found[name] = (version, item)
                             yield item
                         continue
                     item = make(location, None, version)
@@ -360,7 +364,9 @@ def _scan_directory(
                     if version != NOT_A_FILE:
                         continue
                 if depth > 1 and not prune(name) and _is_dir(entry):
-                    subdirs.append(location)
+                    subdirs.append(prefix + name)
+        if found:
+            reuse.found[directory] = found
     except OSError as error:
         if unlistable is not None:
             reported = unlistable(directory, unlistable_reason(error))

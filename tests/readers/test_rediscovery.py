@@ -93,3 +93,27 @@ def test_the_same_folder_under_two_roots_is_remembered_per_root(tmp_path: Path) 
     assert linked.location.startswith(str(link))
     assert refs(tmp_path / "a")["one"] is direct
     assert refs(link)["one"] is linked
+
+
+def test_a_file_moved_to_another_folder_is_found_where_it_is_now(tmp_path: Path) -> None:
+    """A rename keeps inode, size and time: the reference still follows the new path."""
+    path = transcript(tmp_path, "one")
+    first = refs(tmp_path)["one"]
+    moved = tmp_path / "-home-user-src-other" / path.name
+    moved.parent.mkdir()
+    path.rename(moved)
+    again = refs(tmp_path)["one"]
+    assert again.location == str(moved) != first.location
+    assert again.file_version == first.file_version
+
+
+def test_two_files_swapping_names_are_each_told_by_their_inode(tmp_path: Path) -> None:
+    one, two = transcript(tmp_path, "one"), transcript(tmp_path, "two", '{"type":"user"}\n')
+    before = refs(tmp_path)
+    swap = one.with_suffix(".swap")
+    one.rename(swap)
+    two.rename(one)
+    swap.rename(two)
+    after = refs(tmp_path)
+    assert after["one"].file_version.inode == before["two"].file_version.inode
+    assert after["two"].file_version.inode == before["one"].file_version.inode
