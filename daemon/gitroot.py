@@ -32,7 +32,7 @@ import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["CACHE_SECONDS", "RootCache", "canonical_git_root", "find_git_root"]
+__all__ = ["CACHE_SECONDS", "RootCache", "canonical_git_root", "find_git_root", "holds_git"]
 
 #: How long a directory's answer is reused (one run; a repository rarely moves under it).
 CACHE_SECONDS = 300.0
@@ -51,23 +51,27 @@ def _lexical(path: Path) -> Path:
     return Path(os.path.normpath(path.absolute()))
 
 
-def find_git_root(start: Path) -> Path | None:
-    """The nearest folder from ``start`` up holding a ``.git`` folder or file; None outside git."""
-    current = _lexical(start)
-    for folder in (current, *current.parents):
-        if _is_marker(folder / ".git"):
-            return _nfc(folder)
-    return None
-
-
-def _is_marker(path: Path) -> bool:
-    """Whether ``path`` is a folder or a regular file (links followed): one ``stat``, where
-    asking ``is_dir`` then ``is_file`` costs two for the usual answer, none."""
+def holds_git(folder: Path) -> bool:
+    """Whether ``folder`` holds a ``.git`` folder or file (links followed): one ``stat``,
+    where asking ``is_dir`` then ``is_file`` costs two for the usual answer, no."""
     try:
-        mode = os.stat(path).st_mode
+        mode = os.stat(folder / ".git").st_mode
     except (OSError, ValueError):
         return False
     return stat.S_ISDIR(mode) or stat.S_ISREG(mode)
+
+
+def find_git_root(start: Path, *, holds: Callable[[Path], bool] = holds_git) -> Path | None:
+    """The nearest folder from ``start`` up holding a ``.git`` folder or file; None outside git.
+
+    ``holds`` answers for one folder (``holds_git``; a caller asking about many projects
+    under common parents passes one that remembers).
+    """
+    current = _lexical(start)
+    for folder in (current, *current.parents):
+        if holds(folder):
+            return _nfc(folder)
+    return None
 
 
 def _read_small(path: Path) -> str:
@@ -102,10 +106,14 @@ def _main_worktree(root: Path) -> Path:
     return _nfc(common_dir.parent)
 
 
-def canonical_git_root(start: Path) -> Path | None:
-    """The repository root Claude Code keys ``start``'s project state by; None outside git."""
-    root = find_git_root(start)
-    return None if root is None else _main_worktree(root)
+def canonical_git_root(
+    start: Path, *, root: Callable[[Path], Path | None] = find_git_root
+) -> Path | None:
+    """The repository root Claude Code keys ``start``'s project state by; None outside git.
+
+    ``root`` finds the worktree's own root (``find_git_root``, or a cache of it)."""
+    found = root(start)
+    return None if found is None else _main_worktree(found)
 
 
 class RootCache:

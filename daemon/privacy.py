@@ -21,10 +21,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from fnmatch import fnmatchcase
+from functools import partial
 from pathlib import Path, PurePath
 
 from dreamd.agentdirs import expand_home
-from dreamd.gitroot import RootCache, canonical_git_root, find_git_root
+from dreamd.gitroot import RootCache, canonical_git_root, find_git_root, holds_git
 
 __all__ = ["IGNORE_FILE", "ProjectExclusion", "ignore_file", "pattern_match"]
 
@@ -77,9 +78,17 @@ class ProjectExclusion:
     def __init__(self, patterns: Sequence[str], home: Path) -> None:
         self.patterns = tuple(patterns)
         self.home = home
-        self._roots = RootCache(find_git_root)
-        self._mains = RootCache(canonical_git_root)
+        # Projects share parent folders: each folder is asked for ``.git`` once per run.
+        self._holds: dict[Path, bool] = {}
+        self._roots = RootCache(partial(find_git_root, holds=self._holds_git))
+        self._mains = RootCache(partial(canonical_git_root, root=self._roots))
         self._known: dict[str, str | None] = {}
+
+    def _holds_git(self, folder: Path) -> bool:
+        held = self._holds.get(folder)
+        if held is None:
+            held = self._holds[folder] = holds_git(folder)
+        return held
 
     def __call__(self, project: str) -> str | None:
         """The reason ``project`` is excluded, in words, or None."""

@@ -91,6 +91,36 @@ def test_a_linked_worktree_honours_the_main_worktrees_file(tmp_path: Path) -> No
     assert ignore_file(tmp_path / "wt") == main.resolve() / IGNORE_FILE
 
 
+def test_the_exclusion_honours_the_main_worktree_and_asks_each_folder_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through ``ProjectExclusion`` (one run's answers): a linked worktree is kept out by the
+    main worktree's file, and projects under common parents ask each folder for ``.git`` once."""
+    import dreamd.privacy
+
+    main = tmp_path / "main"
+    git_init(main)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@e"]
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "x"], cwd=main, check=True)
+    subprocess.run([*git, "worktree", "add", "-q", str(tmp_path / "wt")], cwd=main, check=True)
+    (main / IGNORE_FILE).touch()
+    for name in ("a", "b", "c"):
+        (tmp_path / "plain" / name).mkdir(parents=True)
+    asked: list[Path] = []
+    real = dreamd.privacy.holds_git
+
+    def counted(folder: Path) -> bool:
+        asked.append(folder)
+        return real(folder)
+
+    monkeypatch.setattr(dreamd.privacy, "holds_git", counted)
+    exclusion = ProjectExclusion([], HOME)
+    reason = exclusion(str(tmp_path / "wt" / "src"))
+    assert reason is not None and str(main.resolve() / IGNORE_FILE) in reason
+    assert [exclusion(str(tmp_path / "plain" / name)) for name in ("a", "b", "c")] == [None] * 3
+    assert len(asked) == len(set(asked))
+
+
 def test_the_reason_names_the_pattern_or_the_file(tmp_path: Path) -> None:
     """The exclusion says which control excluded the project."""
     (tmp_path / "p").mkdir()
