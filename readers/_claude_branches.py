@@ -98,29 +98,52 @@ class Graph:
 def _graph(records: Iterable[Linked]) -> Graph:
     """The main chain (no sidechain records), each uuid once (its first record).
 
-    One pass, written out long-hand: it runs over every record of every
-    transcript a scan reads. A child is filed under its parent before the
-    parent is known to be in the file; parents that never came are left out
-    at the end. ``position`` is filled only when a walk needs it.
+    Runs over every record of every transcript a scan reads, so it is built
+    from comprehensions. A child is filed under its parent before the parent
+    is known to be in the file; parents that never came are left out at the
+    end. ``position`` is filled only when a walk needs it.
     """
-    graph = Graph()
-    by_uuid, order, children = graph.records, graph.order, graph.children
-    for record in records:
-        uuid = record.uuid
-        if not isinstance(uuid, str) or not uuid or record.is_sidechain is True or uuid in by_uuid:
-            continue
-        by_uuid[uuid] = record
-        order.append(uuid)
-        parent = record.parent_uuid
-        if not isinstance(parent, str) or not parent:
-            parent = record.logical_parent_uuid
-            if not isinstance(parent, str) or not parent:
-                continue
-        siblings = children.get(parent)
-        if siblings is None:
-            children[parent] = [uuid]
-        else:
-            siblings.append(uuid)
+    main, order, parents = _main_chain(records)
+    return _linked_graph(main, order, parents)
+
+
+def _main_chain(records: Iterable[Linked]) -> tuple[list[Linked], list[str], list[str | None]]:
+    """The main chain's records (each uuid's first), their uuids and their parents'.
+
+    A record's parent is its ``parentUuid``, or for a compaction boundary (a
+    null parent) its ``logicalParentUuid``; None when it has neither.
+    """
+    main = [
+        record
+        for record in records
+        if isinstance(record.uuid, str) and record.uuid and record.is_sidechain is not True
+    ]
+    order: list[str] = [record.uuid for record in main]
+    if len(set(order)) != len(order):  # a record written twice: its first one counts
+        first: dict[str, Linked] = {}
+        for uuid, record in zip(order, main, strict=True):
+            first.setdefault(uuid, record)
+        main, order = list(first.values()), list(first)
+    parents = [
+        parent if isinstance(parent := record.parent_uuid, str) and parent
+        else _text(record.logical_parent_uuid)
+        for record in main
+    ]  # fmt: skip
+    return main, order, parents
+
+
+def _linked_graph(main: list[Linked], order: list[str], parents: list[str | None]) -> Graph:
+    """The ``Graph`` of a main chain (see ``_main_chain``)."""
+    graph = Graph(dict(zip(order, main, strict=True)), order)
+    children = graph.children
+    for uuid, parent in zip(order, parents, strict=True):
+        if parent is not None:
+            siblings = children.get(parent)
+            if siblings is None:
+                children[parent] = [uuid]
+            else:
+                siblings.append(uuid)
+    by_uuid = graph.records
     for parent in [parent for parent in children if parent not in by_uuid]:
         del children[parent]
     return graph
@@ -218,13 +241,22 @@ def _has_rewind_shape(graph: Graph, is_prompt: Callable[[Linked], bool]) -> bool
     Without one nothing was rewound, wherever the spine runs: most transcripts,
     which are then spared the walk.
     """
-    for children in graph.children.values():
+    records, below = graph.records, graph.children
+    for children in below.values():
         if len(children) < 2:
             continue
-        starts = [branch_start(graph, child) for child in children]
-        users = [start for start in starts if start is not None and start.type == "user"]
-        # A prompt is a user record: most forks (parallel tool results, progress
-        # beside a result) have fewer than two, and the prompt rules are not run.
+        users: list[Linked] = []
+        for child in children:
+            record = records[child]
+            kind = record.type
+            if kind == "user":  # a branch starting at the child itself: no walk needed
+                users.append(record)
+            elif kind != "assistant" and child in below:
+                start = branch_start(graph, child)
+                if start is not None and start.type == "user":
+                    users.append(start)
+        # A prompt is a user record: most forks (parallel tool results, progress beside
+        # a result) have fewer than two, and the prompt rules are not run.
         if len(users) >= 2 and sum(1 for start in users if is_prompt(start)) >= 2:
             return True
     return False
@@ -234,8 +266,14 @@ def abandoned_branches(records: Iterable[Linked], is_prompt: Callable[[Linked], 
     """The uuids of every record on a branch the person rewound and replaced.
 
     ``is_prompt`` is true of a typed prompt, which is always a ``user`` record.
+    A main chain where no record has two children (no parent named twice)
+    cannot hold a rewind: its graph is not built.
     """
-    graph = _graph(records)
+    main, order, parents = _main_chain(records)
+    named = [parent for parent in parents if parent is not None]
+    if len(set(named)) == len(named):
+        return set()
+    graph = _linked_graph(main, order, parents)
     if not _has_rewind_shape(graph, is_prompt):
         return set()
     leaf = latest_leaf(graph)

@@ -24,6 +24,7 @@ from ._parse import (
 __all__ = [
     "clean_prompt",
     "is_automated",
+    "is_machine_origin",
     "prompt_text",
     "queued_prompt_text",
     "reply_texts",
@@ -96,7 +97,7 @@ def _is_hidden_user_record(record: Record) -> bool:
     )
 
 
-def _is_machine_origin(origin: Any) -> bool:
+def is_machine_origin(origin: Any) -> bool:
     """``origin`` of a prompt a program sent: a background task's notice, another session."""
     kind = origin.get("kind") if isinstance(origin, dict) else None
     return isinstance(kind, str) and kind in _MACHINE_ORIGINS
@@ -180,7 +181,7 @@ def prompt_text(record: Record, *, rejections: bool = True) -> str:
     With ``rejections``, the reason the person gave when rejecting a tool use
     counts too: it is their words, stored inside a tool result.
     """
-    if _is_hidden_user_record(record) or _is_machine_origin(record.origin):
+    if _is_hidden_user_record(record) or is_machine_origin(record.origin):
         return ""
     texts = _user_texts(record, rejections=rejections)
     if not texts:
@@ -196,7 +197,7 @@ def queued_prompt_text(record: Record) -> str:
         return ""
     if attachment.command_mode not in (None, "prompt") or not isinstance(attachment.prompt, str):
         return ""
-    if _is_machine_origin(attachment.origin) or _is_machine_origin(record.origin):
+    if is_machine_origin(attachment.origin) or is_machine_origin(record.origin):
         return ""
     return clean_prompt(attachment.prompt)
 

@@ -52,9 +52,14 @@ _ROLES: frozenset[str] = frozenset({"user", "assistant"})
 
 
 def fingerprint(role: str, text: str) -> str:
-    """Content hash of one message: 32 hex digits of SHA-256 over role and text."""
+    """Content hash of one message: 32 hex digits of SHA-256 over role and text
+    (``Message.build`` computes it inline)."""
     digest = hashlib.sha256(f"{role}\n{text}".encode("utf-8", "surrogatepass"))
     return digest.hexdigest()[:32]
+
+
+_sha256 = hashlib.sha256
+_new = object.__new__
 
 
 def isoformat(moment: datetime | None) -> str | None:
@@ -176,11 +181,28 @@ class Message:
         The text is cleaned once, here (``__post_init__`` would clean it again):
         readers build hundreds of thousands of messages in a scan.
         """
-        text = strip_private(clean_text(text))
+        if "\x00" in text or not text.isascii():  # what ``clean_text`` changes
+            text = clean_text(text)
+        if "<" in text:  # what ``strip_private`` looks for
+            text = strip_private(text)
         if not text or text.isspace():  # ``not text.strip()``, without the copy
             return None
-        message = object.__new__(cls)
-        message._set(id, role, text, timestamp)
+        # ``_set``, inline: the checks and setters of every field, and the fingerprint.
+        if role not in _ROLES:
+            raise ValueError(f"role must be user or assistant, got {role!r}")
+        if not id:
+            raise ValueError("a message needs an id")
+        if "\x00" in id or not id.isascii():
+            id = clean_id(id)
+        if timestamp is not None and timestamp.utcoffset() is None:
+            _require_utc(timestamp, f"timestamp of message {id}")
+        message = _new(cls)
+        _set_id(message, id)
+        _set_role(message, role)
+        _set_text(message, text)
+        _set_timestamp(message, timestamp)
+        digest = _sha256(f"{role}\n{text}".encode("utf-8", "surrogatepass"))
+        _set_fingerprint(message, digest.hexdigest()[:32])
         return message
 
     def __post_init__(self) -> None:
@@ -248,11 +270,13 @@ class Conversation:
                 object.__setattr__(self, "notes", (*self.notes, note))
         object.__setattr__(self, "notes", tuple(clean_text(note) for note in self.notes))
         object.__setattr__(self, "damaged_lines", tuple(sorted(set(self.damaged_lines))))
-        seen: set[str] = set()
-        for message in self.messages:
-            if message.id in seen:
-                raise ValueError(f"duplicate message id {message.id} in {self.ref.key}")
-            seen.add(message.id)
+        ids = [message.id for message in self.messages]
+        if len(set(ids)) != len(ids):
+            seen: set[str] = set()
+            for id in ids:
+                if id in seen:
+                    raise ValueError(f"duplicate message id {id} in {self.ref.key}")
+                seen.add(id)
         # One update of the concatenation: the same digest as one update per message.
         lines = "".join([f"{message.id}\t{message.fingerprint}\n" for message in self.messages])
         digest = hashlib.sha256(lines.encode("utf-8", "surrogatepass"))
