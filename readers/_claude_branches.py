@@ -54,6 +54,9 @@ __all__ = [
 
 _CONVERSATION = frozenset({"user", "assistant"})
 
+#: What tells a typed prompt: true of a ``user`` record holding what a person typed.
+IsPrompt = Callable[["Linked"], bool]
+
 
 class Linked(Protocol):
     """The fields of a transcript record the branch rules read."""
@@ -113,10 +116,10 @@ def _main_chain(records: Iterable[Linked]) -> tuple[list[Linked], list[str], lis
     A record's parent is its ``parentUuid``, or for a compaction boundary (a
     null parent) its ``logicalParentUuid``; None when it has neither.
     """
-    main = [
+    main = [  # ``__class__ is str``: decoded JSON holds no subclass of ``str``
         record
         for record in records
-        if isinstance(record.uuid, str) and record.uuid and record.is_sidechain is not True
+        if record.uuid.__class__ is str and record.uuid and record.is_sidechain is not True
     ]
     order: list[str] = [record.uuid for record in main]
     if len(set(order)) != len(order):  # a record written twice: its first one counts
@@ -125,7 +128,7 @@ def _main_chain(records: Iterable[Linked]) -> tuple[list[Linked], list[str], lis
             first.setdefault(uuid, record)
         main, order = list(first.values()), list(first)
     parents = [
-        parent if isinstance(parent := record.parent_uuid, str) and parent
+        parent if (parent := record.parent_uuid).__class__ is str and parent
         else _text(record.logical_parent_uuid)
         for record in main
     ]  # fmt: skip
@@ -262,20 +265,70 @@ def _has_rewind_shape(graph: Graph, is_prompt: Callable[[Linked], bool]) -> bool
     return False
 
 
-def abandoned_branches(records: Iterable[Linked], is_prompt: Callable[[Linked], bool]) -> set[str]:
+def _may_have_rewind(
+    main: list[Linked], order: list[str], parents: list[str | None], is_prompt: IsPrompt
+) -> bool:
+    """``_has_rewind_shape`` of the main chain's graph, built only when needed.
+
+    A branch can start with a prompt only at a user record or below a record
+    of another kind that has children (a reply's branch starts with the
+    reply): without a parent of two such children nothing was rewound, and
+    most transcripts, whose forks are a tool's progress records beside its
+    result, are told so without a graph. So are those whose forks' children
+    are replies, childless records and user records of which fewer than two
+    are typed prompts.
+    """
+    named = [parent for parent in parents if parent is not None]
+    known = set(named)  # the records that have children
+    if len(known) == len(named):  # no record has two children
+        return False
+    starts = [
+        parent
+        for parent, record in zip(parents, main, strict=True)
+        if parent is not None
+        and ((kind := record.type) == "user" or (kind != "assistant" and record.uuid in known))
+    ]
+    if len(set(starts)) == len(starts):
+        return False
+    uuids = set(order)
+    seen: set[str] = set()  # each parent's first child
+    forks: set[str] = set()
+    for parent in named:
+        if parent not in seen:
+            seen.add(parent)
+        elif parent in uuids:
+            forks.add(parent)
+    below: dict[str, list[Linked]] = {}
+    pairs = [(p, r) for p, r in zip(parents, main, strict=True) if p is not None and p in forks]
+    for parent, record in pairs:
+        siblings = below.get(parent)
+        if siblings is None:
+            below[parent] = [record]
+        else:
+            siblings.append(record)
+    for children in below.values():
+        users: list[Linked] = []
+        for record in children:
+            kind = record.type
+            if kind == "user":
+                users.append(record)
+            elif kind != "assistant" and record.uuid in known:  # a branch to walk down
+                return _has_rewind_shape(_linked_graph(main, order, parents), is_prompt)
+        if len(users) >= 2 and sum(1 for start in users if is_prompt(start)) >= 2:
+            return True
+    return False
+
+
+def abandoned_branches(records: Iterable[Linked], is_prompt: IsPrompt) -> set[str]:
     """The uuids of every record on a branch the person rewound and replaced.
 
     ``is_prompt`` is true of a typed prompt, which is always a ``user`` record.
-    A main chain where no record has two children (no parent named twice)
-    cannot hold a rewind: its graph is not built.
+    The graph is built only for a transcript that may hold a rewind.
     """
     main, order, parents = _main_chain(records)
-    named = [parent for parent in parents if parent is not None]
-    if len(set(named)) == len(named):
+    if not _may_have_rewind(main, order, parents, is_prompt):
         return set()
     graph = _linked_graph(main, order, parents)
-    if not _has_rewind_shape(graph, is_prompt):
-        return set()
     leaf = latest_leaf(graph)
     if leaf is None:
         return set()

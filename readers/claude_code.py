@@ -140,9 +140,8 @@ class _Session:
         turns, replies, seen, prompts = self.turns, self.replies, self.seen_uuids, self.prompts
         project, entrypoint = self.project, self.entrypoint
         for number, record in numbered:
-            if record.__class__ is not Record:
+            if not isinstance(record, Record):
                 continue
-            assert isinstance(record, Record)  # for the type checker; free under -O
             kind = record.type
             if kind == "assistant" or kind == "user":
                 uuid = record.uuid
@@ -187,9 +186,8 @@ class _Session:
                 if record.is_sidechain is True or _in(record.uuid, skip) or self._is_repeat(record):
                     continue
                 self._add_prompt(record, queued_prompt_text(record), "queued-line-", number)
-            elif kind == "queue-operation":
-                if not _in(record.uuid, skip):
-                    self._take_queue_operation(number, record)
+            elif kind == "queue-operation" and not _in(record.uuid, skip):
+                self._take_queue_operation(number, record)
         self.project, self.entrypoint = project, entrypoint
 
     def take(self, number: int, record: Record) -> None:
@@ -275,12 +273,10 @@ def _prompt(record: Record) -> str:
         return ""
     message = record.message
     content = message.content if message is not None else None
-    if content.__class__ is str:
-        assert isinstance(content, str)
+    if isinstance(content, str):
         return "" if len(record.tool_use_result) else clean_prompt(content)
     if not content:
         return ""
-    assert isinstance(content, list)
     for block in content:
         if block.type == "text" or block.is_error is True:
             return prompt_text(record)
@@ -291,9 +287,10 @@ def _reply_texts(record: Record) -> list[str]:
     """``reply_texts(record)``, a record of one block (how Claude Code streams a reply)
     looked at here: most hold thinking or a tool call, and no text."""
     message = record.message
-    content = message.content if message is not None else None
-    if content.__class__ is list and len(content) == 1:  # type: ignore[arg-type]
-        assert isinstance(content, list) and message is not None
+    if message is None:
+        return []
+    content = message.content
+    if isinstance(content, list) and len(content) == 1:
         block = content[0]
         text = block.text
         if block.type != "text" or text.__class__ is not str:
