@@ -50,11 +50,11 @@ materialised.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from dreamd.agentdirs import claude_config_dirs, unique_paths
 
@@ -69,7 +69,15 @@ from ._claude_text import (
     reply_texts,
 )
 from ._common import discover_files, load_bytes, unresolved
-from ._model import Conversation, Message, Role, SessionRef, Unresolved
+from ._model import (
+    Conversation,
+    Digest,
+    Message,
+    Role,
+    SessionRef,
+    Unresolved,
+    message_fields,
+)
 from ._parse import (
     parse_timestamp,
 )
@@ -77,6 +85,8 @@ from ._parse import (
 __all__ = ["READER", "ClaudeCodeReader"]
 
 TOOL = "claude-code"
+
+_Read = TypeVar("_Read", Conversation, Digest)
 
 # --- Where sessions live ----------------------------------------------------------
 
@@ -258,6 +268,39 @@ class _Session:
                 result.append(message)
         return tuple(result)
 
+    def digest(self, ref: SessionRef, *, automated: bool, damaged: Iterable[int]) -> Digest:
+        """The digest of the conversation of ``messages()``: the same turns kept, each
+        message's fields made as ``Message.build`` makes them, no message built."""
+        ids: set[str] = set()
+        valid_ids: list[str] = []
+        fingerprints: list[str] = []
+        user_texts: list[str] = []
+        stamps: list[datetime] = []
+        from_queue, prompts = self.from_queue, self.prompts
+        for key, role, parts, stamp in self.turns:
+            text = parts if parts.__class__ is str else "\n\n".join(parts)
+            if key in ids or (from_queue and key in from_queue and text in prompts):
+                continue
+            fields = message_fields(key, role, text, stamp)
+            if fields is not None:
+                ids.add(key)
+                valid_ids.append(fields[0])
+                fingerprints.append(fields[2])
+                if role == "user":
+                    user_texts.append(fields[1])
+                if stamp is not None:
+                    stamps.append(stamp)
+        return Digest.build(
+            ref,
+            self.project,
+            automated=automated,
+            damaged_lines=damaged,
+            ids=valid_ids,
+            fingerprints=fingerprints,
+            user_texts=user_texts,
+            stamps=stamps,
+        )
+
 
 def _prompt(record: Record) -> str:
     """``prompt_text(record)``, with the common records that hold none told apart first
@@ -325,11 +368,16 @@ def _is_typed_prompt(record: Linked) -> bool:
     return bool(prompt_text(record, rejections=False))
 
 
+def _session(decoded: Decoded) -> _Session:
+    """Every record folded in, but those on the branches the person rewound."""
+    session = _Session()
+    session.take_all(decoded.numbered(), abandoned_branches(decoded.records, _is_typed_prompt))
+    return session
+
+
 def _conversation(ref: SessionRef, decoded: Decoded) -> Conversation:
     """The session from its records, without the branches the person rewound."""
-    abandoned = abandoned_branches(decoded.records, _is_typed_prompt)
-    session = _Session()
-    session.take_all(decoded.numbered(), abandoned)
+    session = _session(decoded)
     return Conversation(
         ref=ref,
         project=session.project,
@@ -337,6 +385,13 @@ def _conversation(ref: SessionRef, decoded: Decoded) -> Conversation:
         automated=is_automated(session.entrypoint),
         damaged_lines=tuple(decoded.bad_lines),
     )
+
+
+def _digest(ref: SessionRef, decoded: Decoded) -> Digest:
+    """``Digest.of(_conversation(ref, decoded))``, without building the messages."""
+    session = _session(decoded)
+    automated = is_automated(session.entrypoint)
+    return session.digest(ref, automated=automated, damaged=decoded.bad_lines)
 
 
 # --- The reader -------------------------------------------------------------------
@@ -357,20 +412,29 @@ class ClaudeCodeReader:
 
     def read(self, ref: SessionRef) -> Conversation | Unresolved:
         """The cleaned conversation of one session file."""
-        data = load_bytes(ref)
-        if isinstance(data, Unresolved):
-            return data
-        decoded = decode_transcript(data)
-        if decoded.mostly_garbage:
-            return unresolved(
-                ref,
-                f"not JSON Lines ({len(decoded.bad_lines)} undecodable lines, "
-                f"{decoded.good_lines} records)",
-            )
-        try:
-            return _conversation(ref, decoded)
-        except ValueError as error:
-            return unresolved(ref, f"unusable records: {error}")
+        return _read(ref, _conversation)
+
+    def read_digest(self, ref: SessionRef) -> Digest | Unresolved:
+        """``Digest.of(read(ref))`` (or the same ``Unresolved``), without the messages."""
+        return _read(ref, _digest)
+
+
+def _read(ref: SessionRef, make: Callable[[SessionRef, Decoded], _Read]) -> _Read | Unresolved:
+    """What ``make`` makes of the decoded records of one session file, or why not."""
+    data = load_bytes(ref)
+    if isinstance(data, Unresolved):
+        return data
+    decoded = decode_transcript(data)
+    if decoded.mostly_garbage:
+        return unresolved(
+            ref,
+            f"not JSON Lines ({len(decoded.bad_lines)} undecodable lines, "
+            f"{decoded.good_lines} records)",
+        )
+    try:
+        return make(ref, decoded)
+    except ValueError as error:
+        return unresolved(ref, f"unusable records: {error}")
 
 
 READER = ClaudeCodeReader()
