@@ -278,9 +278,9 @@ def _may_have_rewind(
     are replies, childless records and user records of which fewer than two
     are typed prompts.
     """
-    named = [parent for parent in parents if parent is not None]
-    known = set(named)  # the records that have children
-    if len(known) == len(named):  # no record has two children
+    known = set(parents)  # the records that have children
+    known.discard(None)
+    if len(known) == len(parents) - parents.count(None):  # no record has two children
         return False
     starts = [
         parent
@@ -293,7 +293,9 @@ def _may_have_rewind(
     uuids = set(order)
     seen: set[str] = set()  # each parent's first child
     forks: set[str] = set()
-    for parent in named:
+    for parent in parents:
+        if parent is None:
+            continue
         if parent not in seen:
             seen.add(parent)
         elif parent in uuids:
