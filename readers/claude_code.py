@@ -134,7 +134,7 @@ class _Session:
     seen_uuids: set[str] = field(default_factory=set)
     queue: list[_Queued] = field(default_factory=list)
     from_queue: set[str] = field(default_factory=set)
-    prompts: set[str] = field(default_factory=set)
+    prompts: list[str] = field(default_factory=list)  # a set only when the queue needs one
     project: str | None = None
     entrypoint: str | None = None
 
@@ -181,15 +181,17 @@ class _Session:
                         key = uuid if has_uuid else f"assistant-line-{number}"
                     parts = replies.get(key)
                     if parts is None:
-                        parts = replies[key] = []
+                        parts = replies[key] = texts if len(texts) == 1 else []
                         turns.append((key, "assistant", parts, parse_timestamp(record.timestamp)))
+                        if parts is texts:
+                            continue
                     for text in texts:
                         if text not in parts:
                             parts.append(text)
                     continue
                 text = _prompt(record)
                 if text:
-                    prompts.add(text)
+                    prompts.append(text)
                     key = uuid if has_uuid else f"user-line-{number}"
                     turns.append((key, "user", text, parse_timestamp(record.timestamp)))
             elif kind == "attachment":
@@ -218,7 +220,7 @@ class _Session:
         """A prompt, under its record's ``uuid`` (or ``fallback`` and the line number when
         it has none)."""
         if text:
-            self.prompts.add(text)
+            self.prompts.append(text)
             stamp = parse_timestamp(record.timestamp)
             uuid = record.uuid
             key = uuid if isinstance(uuid, str) and uuid else f"{fallback}{number}"
@@ -257,7 +259,8 @@ class _Session:
         """
         result: list[Message] = []
         ids: set[str] = set()
-        from_queue, prompts, build = self.from_queue, self.prompts, Message.build
+        from_queue, build = self.from_queue, Message.build
+        prompts = set(self.prompts) if from_queue else set()
         for key, role, parts, stamp in self.turns:
             text = parts if parts.__class__ is str else "\n\n".join(parts)
             if key in ids or (from_queue and key in from_queue and text in prompts):
@@ -276,7 +279,8 @@ class _Session:
         fingerprints: list[str] = []
         user_texts: list[str] = []
         stamps: list[datetime] = []
-        from_queue, prompts = self.from_queue, self.prompts
+        from_queue = self.from_queue
+        prompts = set(self.prompts) if from_queue else set()
         for key, role, parts, stamp in self.turns:
             text = parts if parts.__class__ is str else "\n\n".join(parts)
             if key in ids or (from_queue and key in from_queue and text in prompts):
