@@ -33,6 +33,11 @@ The rules, one function each:
 - **What is dropped** (``abandoned_branches``) is each abandoned child with
   every record below it, never a spine record.
 
+Most transcripts cannot hold a rewind, and are told so from lists of their
+records' uuids and parents, without the graph (``_may_have_rewind``): no
+record with two children, or none with two that could start a prompt's
+branch (a user record, or a record of another kind that has children).
+
 Pure: records in, a set of uuids out.
 """
 

@@ -19,7 +19,11 @@ Invariants (checked on construction, so a reader cannot emit a bad value):
 - a ``Conversation``'s ``revision`` is derived from its messages' ids and
   fingerprints, so two reads of unchanged content give the same revision and
   any edit, insertion or reordering gives a new one;
-- every timestamp is timezone-aware UTC.
+- every timestamp is timezone-aware UTC;
+- a ``Digest`` (what selection needs of a conversation, without its
+  messages) holds what the ``Conversation`` would: ``Digest.build`` applies
+  the same rules to the fields ``message_fields`` gives for each message, so
+  a reader's digest equals ``Digest.of`` its full read.
 """
 
 from __future__ import annotations
