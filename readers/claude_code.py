@@ -170,11 +170,18 @@ class _Session:
                     if uuid in seen:
                         continue
                     seen.add(uuid)
+                message = record.message
+                content = message.content if message is not None else None
+                if isinstance(content, list) and len(content) == 1:
+                    block = content[0]
+                    # A reply's thinking or tool call, a tool's result: no text here.
+                    if block.type != "text" and block.is_error is not True:
+                        continue
                 if kind == "assistant":
                     texts = _reply_texts(record)
                     if not texts:
                         continue
-                    message_id = record.message.id if record.message is not None else None
+                    message_id = message.id if message is not None else None
                     if message_id.__class__ is str and message_id:  # ``_reply_id``, inline
                         key = message_id
                     else:
