@@ -70,10 +70,25 @@ _new = object.__new__
 
 
 def isoformat(moment: datetime | None) -> str | None:
-    """ISO-8601 UTC with millisecond precision and a ``Z`` suffix (or None)."""
+    """ISO-8601 UTC with millisecond precision and a ``Z`` suffix (or None).
+
+    What ``moment.astimezone(UTC).isoformat(timespec="milliseconds")`` writes, with
+    ``Z`` for ``+00:00``, put together from the fields at less than half its cost:
+    ``sources show`` writes one per message, ``sources list`` two per session.
+    """
     if moment is None:
         return None
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    if moment.tzinfo is not UTC:
+        moment = moment.astimezone(UTC)
+    two = _TWO_DIGITS
+    return (
+        f"{moment.year:04d}-{two[moment.month]}-{two[moment.day]}T{two[moment.hour]}:"
+        f"{two[moment.minute]}:{two[moment.second]}{_MILLISECONDS[moment.microsecond // 1000]}"
+    )
+
+
+_TWO_DIGITS = tuple(f"{number:02d}" for number in range(100))
+_MILLISECONDS = tuple(f".{number:03d}Z" for number in range(1000))
 
 
 def _require_utc(moment: datetime | None, what: str) -> None:
