@@ -14,15 +14,31 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 from dreamd.errors import NotFound, SourceError
 from dreamd.gcpause import collector_paused
 from dreamd.logs import get_logger
-from dreamd.readers import READERS, Conversation, ProjectRoots, Reader, SessionRef, Unresolved
-from dreamd.sessioninfo import SessionInfo, from_unresolved, summarize
+from dreamd.readers import (
+    READERS,
+    Conversation,
+    Digest,
+    ProjectRoots,
+    Reader,
+    SessionRef,
+    Unresolved,
+)
+from dreamd.sessioninfo import SessionInfo, from_unresolved, summarize, summarize_digest
 from dreamd.statedb import CacheKey, StateDB
 
-__all__ = ["Catalog", "Progress", "ScanResult", "discover_all", "read_safely"]
+__all__ = [
+    "Catalog",
+    "Progress",
+    "ScanResult",
+    "discover_all",
+    "read_safely",
+    "summarize_safely",
+]
 
 log = get_logger("dreamd.catalog")
 
@@ -50,12 +66,34 @@ def read_safely(reader: Reader, ref: SessionRef) -> Conversation | Unresolved:
     30 % of reading a large transcript (anything cyclic is collected after).
     """
     with collector_paused():
-        return _read_or_unresolved(reader, ref)
+        return _read_or_unresolved(reader.read, ref)
 
 
-def _read_or_unresolved(reader: Reader, ref: SessionRef) -> Conversation | Unresolved:
+def summarize_safely(reader: Reader, ref: SessionRef) -> SessionInfo:
+    """The metadata of one session, read as ``read_safely`` reads it; from the reader's
+    digest when it offers one (``Digests``: the same metadata, no messages built)."""
+    # ``getattr``, not ``isinstance(reader, Digests)``: a runtime protocol check per session
+    # would cost more than the digest saves.
+    read_digest: Callable[[SessionRef], Digest | Unresolved] | None
+    read_digest = getattr(reader, "read_digest", None)
+    with collector_paused():
+        if read_digest is not None:
+            digest = _read_or_unresolved(read_digest, ref)
+            if isinstance(digest, Unresolved):
+                return from_unresolved(digest)
+            return summarize_digest(digest)
+        result = _read_or_unresolved(reader.read, ref)
+    return from_unresolved(result) if isinstance(result, Unresolved) else summarize(result)
+
+
+_Read = TypeVar("_Read", Conversation, Digest)
+
+
+def _read_or_unresolved(
+    read: Callable[[SessionRef], _Read | Unresolved], ref: SessionRef
+) -> _Read | Unresolved:
     try:
-        return reader.read(ref)
+        return read(ref)
     except Exception as error:
         log.exception("reader.failed", tool=ref.tool, path=str(ref.path), session=ref.session_id)
         return Unresolved(
@@ -237,12 +275,9 @@ class Catalog:
         infos: list[SessionInfo] = []
         pending: list[SessionInfo] = []
         for done, ref in enumerate(refs, start=1):
-            result = read_safely(self.readers[ref.tool], ref)
-            if isinstance(result, Unresolved):
-                infos.append(from_unresolved(result))
-            else:
-                info = summarize(result)
-                infos.append(info)
+            info = summarize_safely(self.readers[ref.tool], ref)
+            infos.append(info)
+            if info.unresolved is None:
                 pending.append(info)
             if len(pending) >= _SAVE_EVERY:
                 self.state.save_sessions(pending, now=now)

@@ -15,7 +15,7 @@ import re
 from datetime import datetime
 from typing import NamedTuple
 
-from dreamd.readers import Conversation, FileVersion, Message, Unresolved
+from dreamd.readers import Conversation, Digest, FileVersion, Message, Unresolved
 
 __all__ = [
     "SessionInfo",
@@ -23,6 +23,7 @@ __all__ = [
     "is_machine_opening",
     "is_substantive_reply",
     "summarize",
+    "summarize_digest",
 ]
 
 
@@ -67,11 +68,14 @@ class SessionInfo(NamedTuple):
 
 def summarize(conversation: Conversation) -> SessionInfo:
     """The metadata of a cleanly read conversation."""
-    ref = conversation.ref
-    messages = conversation.messages
-    users = [m for m in messages if m.role == "user"]
-    opening = users[0] if users else None
-    stamps = [m.timestamp for m in messages if m.timestamp is not None]
+    return summarize_digest(Digest.of(conversation))
+
+
+def summarize_digest(digest: Digest) -> SessionInfo:
+    """The metadata of a conversation from its digest (``summarize`` of the conversation:
+    a reader that offers ``read_digest`` is summarized without building its messages)."""
+    ref = digest.ref
+    users = digest.user_texts
     return SessionInfo(
         tool=ref.tool,
         session_id=ref.session_id,
@@ -79,17 +83,16 @@ def summarize(conversation: Conversation) -> SessionInfo:
         locator=ref.locator,
         file_version=ref.file_version,
         activity_at=ref.activity_at,
-        project=conversation.project,
-        first_message_at=min(stamps) if stamps else None,  # ``Conversation.first_message_at``
-        last_message_at=max(stamps) if stamps else None,
-        messages=len(messages),
+        project=digest.project,
+        first_message_at=digest.first_message_at,  # ``Conversation.first_message_at``
+        last_message_at=digest.last_message_at,
+        messages=digest.messages,
         user_messages=len(users),
-        revision=conversation.revision,
-        machine_opening=conversation.automated
-        or (opening is not None and is_machine_opening(opening.text)),
-        human_replies=sum(1 for m in users[1:] if is_substantive_reply(m)),
-        damaged_lines=conversation.damaged_lines,
-        notes=conversation.notes,
+        revision=digest.revision,
+        machine_opening=digest.automated or (bool(users) and is_machine_opening(users[0])),
+        human_replies=sum(1 for text in users[1:] if _is_substantive_text(text)),
+        damaged_lines=digest.damaged_lines,
+        notes=digest.notes,
     )
 
 
@@ -145,7 +148,11 @@ _ACKNOWLEDGEMENTS = frozenset(
 
 def is_substantive_reply(message: Message) -> bool:
     """True when a user message says something beyond an acknowledgement."""
-    text = message.text.strip().lower().rstrip(".!")
+    return _is_substantive_text(message.text)
+
+
+def _is_substantive_text(text: str) -> bool:
+    text = text.strip().lower().rstrip(".!")
     if text in _ACKNOWLEDGEMENTS:
         return False
     return len(text) >= 12 or len(text.split()) >= 3

@@ -9,8 +9,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._model import Conversation, FileVersion, Message, Role, SessionRef, Unresolved, isoformat
-from ._protocol import ProjectRoots, Reader
+from ._model import (
+    Conversation,
+    Digest,
+    FileVersion,
+    Message,
+    Role,
+    SessionRef,
+    Unresolved,
+    isoformat,
+)
+from ._protocol import Digests, ProjectRoots, Reader
 
 if TYPE_CHECKING:
     from ._registry import READERS
@@ -18,6 +27,8 @@ if TYPE_CHECKING:
 __all__ = [
     "READERS",
     "Conversation",
+    "Digest",
+    "Digests",
     "FileVersion",
     "Message",
     "ProjectRoots",

@@ -33,6 +33,11 @@ The rules, one function each:
 - **What is dropped** (``abandoned_branches``) is each abandoned child with
   every record below it, never a spine record.
 
+Most transcripts cannot hold a rewind, and are told so from lists of their
+records' uuids and parents, without the graph (``_may_have_rewind``): no
+record with two children, or none with two that could start a prompt's
+branch (a user record, or a record of another kind that has children).
+
 Pure: records in, a set of uuids out.
 """
 
@@ -53,6 +58,9 @@ __all__ = [
 ]
 
 _CONVERSATION = frozenset({"user", "assistant"})
+
+#: What tells a typed prompt: true of a ``user`` record holding what a person typed.
+IsPrompt = Callable[["Linked"], bool]
 
 
 class Linked(Protocol):
@@ -98,29 +106,52 @@ class Graph:
 def _graph(records: Iterable[Linked]) -> Graph:
     """The main chain (no sidechain records), each uuid once (its first record).
 
-    One pass, written out long-hand: it runs over every record of every
-    transcript a scan reads. A child is filed under its parent before the
-    parent is known to be in the file; parents that never came are left out
-    at the end. ``position`` is filled only when a walk needs it.
+    Runs over every record of every transcript a scan reads, so it is built
+    from comprehensions. A child is filed under its parent before the parent
+    is known to be in the file; parents that never came are left out at the
+    end. ``position`` is filled only when a walk needs it.
     """
-    graph = Graph()
-    by_uuid, order, children = graph.records, graph.order, graph.children
-    for record in records:
-        uuid = record.uuid
-        if not isinstance(uuid, str) or not uuid or record.is_sidechain is True or uuid in by_uuid:
-            continue
-        by_uuid[uuid] = record
-        order.append(uuid)
-        parent = record.parent_uuid
-        if not isinstance(parent, str) or not parent:
-            parent = record.logical_parent_uuid
-            if not isinstance(parent, str) or not parent:
-                continue
-        siblings = children.get(parent)
-        if siblings is None:
-            children[parent] = [uuid]
-        else:
-            siblings.append(uuid)
+    main, order, parents = _main_chain(records)
+    return _linked_graph(main, order, parents)
+
+
+def _main_chain(records: Iterable[Linked]) -> tuple[list[Linked], list[str], list[str | None]]:
+    """The main chain's records (each uuid's first), their uuids and their parents'.
+
+    A record's parent is its ``parentUuid``, or for a compaction boundary (a
+    null parent) its ``logicalParentUuid``; None when it has neither.
+    """
+    main = [  # ``__class__ is str``: decoded JSON holds no subclass of ``str``
+        record
+        for record in records
+        if record.uuid.__class__ is str and record.uuid and record.is_sidechain is not True
+    ]
+    order: list[str] = [record.uuid for record in main]
+    if len(set(order)) != len(order):  # a record written twice: its first one counts
+        first: dict[str, Linked] = {}
+        for uuid, record in zip(order, main, strict=True):
+            first.setdefault(uuid, record)
+        main, order = list(first.values()), list(first)
+    parents = [
+        parent if (parent := record.parent_uuid).__class__ is str and parent
+        else _text(record.logical_parent_uuid)
+        for record in main
+    ]  # fmt: skip
+    return main, order, parents
+
+
+def _linked_graph(main: list[Linked], order: list[str], parents: list[str | None]) -> Graph:
+    """The ``Graph`` of a main chain (see ``_main_chain``)."""
+    graph = Graph(dict(zip(order, main, strict=True)), order)
+    children = graph.children
+    for uuid, parent in zip(order, parents, strict=True):
+        if parent is not None:
+            siblings = children.get(parent)
+            if siblings is None:
+                children[parent] = [uuid]
+            else:
+                siblings.append(uuid)
+    by_uuid = graph.records
     for parent in [parent for parent in children if parent not in by_uuid]:
         del children[parent]
     return graph
@@ -218,26 +249,93 @@ def _has_rewind_shape(graph: Graph, is_prompt: Callable[[Linked], bool]) -> bool
     Without one nothing was rewound, wherever the spine runs: most transcripts,
     which are then spared the walk.
     """
-    for children in graph.children.values():
+    records, below = graph.records, graph.children
+    for children in below.values():
         if len(children) < 2:
             continue
-        starts = [branch_start(graph, child) for child in children]
-        users = [start for start in starts if start is not None and start.type == "user"]
-        # A prompt is a user record: most forks (parallel tool results, progress
-        # beside a result) have fewer than two, and the prompt rules are not run.
+        users: list[Linked] = []
+        for child in children:
+            record = records[child]
+            kind = record.type
+            if kind == "user":  # a branch starting at the child itself: no walk needed
+                users.append(record)
+            elif kind != "assistant" and child in below:
+                start = branch_start(graph, child)
+                if start is not None and start.type == "user":
+                    users.append(start)
+        # A prompt is a user record: most forks (parallel tool results, progress beside
+        # a result) have fewer than two, and the prompt rules are not run.
         if len(users) >= 2 and sum(1 for start in users if is_prompt(start)) >= 2:
             return True
     return False
 
 
-def abandoned_branches(records: Iterable[Linked], is_prompt: Callable[[Linked], bool]) -> set[str]:
+def _may_have_rewind(
+    main: list[Linked], order: list[str], parents: list[str | None], is_prompt: IsPrompt
+) -> bool:
+    """``_has_rewind_shape`` of the main chain's graph, built only when needed.
+
+    A branch can start with a prompt only at a user record or below a record
+    of another kind that has children (a reply's branch starts with the
+    reply): without a parent of two such children nothing was rewound, and
+    most transcripts, whose forks are a tool's progress records beside its
+    result, are told so without a graph. So are those whose forks' children
+    are replies, childless records and user records of which fewer than two
+    are typed prompts.
+    """
+    known = set(parents)  # the records that have children
+    known.discard(None)
+    if len(known) == len(parents) - parents.count(None):  # no record has two children
+        return False
+    starts = [
+        parent
+        for parent, record in zip(parents, main, strict=True)
+        if parent is not None
+        and ((kind := record.type) == "user" or (kind != "assistant" and record.uuid in known))
+    ]
+    if len(set(starts)) == len(starts):
+        return False
+    uuids = set(order)
+    seen: set[str] = set()  # each parent's first child
+    forks: set[str] = set()
+    for parent in parents:
+        if parent is None:
+            continue
+        if parent not in seen:
+            seen.add(parent)
+        elif parent in uuids:
+            forks.add(parent)
+    below: dict[str, list[Linked]] = {}
+    pairs = [(p, r) for p, r in zip(parents, main, strict=True) if p is not None and p in forks]
+    for parent, record in pairs:
+        siblings = below.get(parent)
+        if siblings is None:
+            below[parent] = [record]
+        else:
+            siblings.append(record)
+    for children in below.values():
+        users: list[Linked] = []
+        for record in children:
+            kind = record.type
+            if kind == "user":
+                users.append(record)
+            elif kind != "assistant" and record.uuid in known:  # a branch to walk down
+                return _has_rewind_shape(_linked_graph(main, order, parents), is_prompt)
+        if len(users) >= 2 and sum(1 for start in users if is_prompt(start)) >= 2:
+            return True
+    return False
+
+
+def abandoned_branches(records: Iterable[Linked], is_prompt: IsPrompt) -> set[str]:
     """The uuids of every record on a branch the person rewound and replaced.
 
     ``is_prompt`` is true of a typed prompt, which is always a ``user`` record.
+    The graph is built only for a transcript that may hold a rewind.
     """
-    graph = _graph(records)
-    if not _has_rewind_shape(graph, is_prompt):
+    main, order, parents = _main_chain(records)
+    if not _may_have_rewind(main, order, parents, is_prompt):
         return set()
+    graph = _linked_graph(main, order, parents)
     leaf = latest_leaf(graph)
     if leaf is None:
         return set()

@@ -139,16 +139,6 @@ def decode_transcript(data: bytes) -> Decoded:
     return decoded if decoded is not None else _decode_line_by_line(lines)
 
 
-#: The kinds of record the reader acts on (only these read differently as a ``Link``),
-#: each with the mark most likely on its line.
-_ACTED_ON = {
-    "user": _USER_MARK,
-    "assistant": _ASSISTANT_MARK,
-    "attachment": _QUEUE_MARK,
-    "queue-operation": _QUEUE_MARK,
-}
-
-
 def _decode_well_formed(lines: list[bytes]) -> Decoded | None:
     """The records of a file holding one decodable record on every line, else None.
 
@@ -162,11 +152,17 @@ def _decode_well_formed(lines: list[bytes]) -> Decoded | None:
         records: list[Link] = [_decode_record(line) for line in lines[:count]]
     except (msgspec.DecodeError, RecursionError):
         return None
-    acted_on = _ACTED_ON
     for index, record in enumerate(records):
-        kind = record.type
-        mark = acted_on.get(kind) if kind.__class__ is str else None
-        if mark is not None and mark not in lines[index] and not _has_mark(lines[index]):
+        kind = record.type  # each kind's own mark looked for first: the one on its line
+        if kind == "assistant":
+            if _ASSISTANT_MARK in lines[index]:
+                continue
+        elif kind == "user":
+            if _USER_MARK in lines[index]:
+                continue
+        elif kind != "attachment" and kind != "queue-operation":
+            continue
+        if not _has_mark(lines[index]):
             records[index] = _as_link(record)
     return Decoded(records, lines=None, good_lines=count)
 

@@ -6,9 +6,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from ._model import Conversation, SessionRef, Unresolved
+from ._model import Conversation, Digest, SessionRef, Unresolved
 
-__all__ = ["ProjectRoots", "Reader"]
+__all__ = ["Digests", "ProjectRoots", "Reader"]
 
 
 class Reader(Protocol):
@@ -48,4 +48,18 @@ class ProjectRoots(Protocol):
 
     def project_roots(self, projects: Iterable[str]) -> tuple[Path, ...]:
         """Roots to discover for these project folders (only ones that exist)."""
+        ...
+
+
+@runtime_checkable
+class Digests(Protocol):
+    """A reader that can summarize a session without building its messages.
+
+    ``read_digest(ref)`` must equal ``Digest.of(read(ref))`` (or the same
+    ``Unresolved``): a scan summarizes every session it reads and shows none,
+    so the catalog asks for the digest where a reader offers one.
+    """
+
+    def read_digest(self, ref: SessionRef) -> Digest | Unresolved:
+        """The digest of the conversation ``read(ref)`` would give, or why not."""
         ...

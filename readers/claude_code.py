@@ -50,25 +50,34 @@ materialised.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from dreamd.agentdirs import claude_config_dirs, unique_paths
 
 from ._claude_branches import Linked, abandoned_branches
-from ._claude_records import Decoded, Record, decode_transcript
+from ._claude_records import Decoded, Link, Record, decode_transcript
 from ._claude_text import (
     clean_prompt,
     is_automated,
+    is_machine_origin,
     prompt_text,
     queued_prompt_text,
     reply_texts,
 )
 from ._common import discover_files, load_bytes, unresolved
-from ._model import Conversation, Message, Role, SessionRef, Unresolved
+from ._model import (
+    Conversation,
+    Digest,
+    Message,
+    Role,
+    SessionRef,
+    Unresolved,
+    message_fields,
+)
 from ._parse import (
     parse_timestamp,
 )
@@ -76,6 +85,8 @@ from ._parse import (
 __all__ = ["READER", "ClaudeCodeReader"]
 
 TOOL = "claude-code"
+
+_Read = TypeVar("_Read", Conversation, Digest)
 
 # --- Where sessions live ----------------------------------------------------------
 
@@ -100,14 +111,9 @@ def _session_id(location: str) -> str | None:
 # --- Typed records: only the fields this reader looks at -------------------------
 
 
-@dataclass(slots=True)
-class _Turn:
-    """A message being assembled; an assistant turn grows as its split records come."""
-
-    id: str
-    role: Role
-    parts: list[str]
-    timestamp: datetime | None
+#: A message being assembled: id, role, its text (a prompt) or its text parts (a reply,
+#: which grows as its split records come) and its timestamp.
+_Turn = tuple[str, Role, "str | list[str]", "datetime | None"]
 
 
 @dataclass(slots=True)
@@ -124,49 +130,88 @@ class _Session:
     """Everything learnt from one pass over the records."""
 
     turns: list[_Turn] = field(default_factory=list)
-    replies: dict[str, _Turn] = field(default_factory=dict)
+    replies: dict[str, list[str]] = field(default_factory=dict)
     seen_uuids: set[str] = field(default_factory=set)
     queue: list[_Queued] = field(default_factory=list)
     from_queue: set[str] = field(default_factory=set)
-    prompts: set[str] = field(default_factory=set)
+    prompts: list[str] = field(default_factory=list)  # a set only when the queue needs one
     project: str | None = None
     entrypoint: str | None = None
 
-    def take(self, number: int, record: Record) -> None:
-        """Fold one record into the session; record types not named here are ignored.
+    def take_all(self, numbered: Iterable[tuple[int, Link]], skip: set[str]) -> None:
+        """Fold every record into the session, in file order, but those whose ``uuid``
+        is in ``skip``; record types not named here are ignored.
 
-        Runs once per record of every transcript a scan reads: fallback ids are
-        made only for a prompt that has no ``uuid``, the context is looked at
-        only until it is known.
+        Runs once per record of every transcript a scan reads, so the common
+        records (user and assistant lines) are handled inline, with locals:
+        fallback ids are made only for a prompt that has no ``uuid``, the
+        context is looked at only until it is known.
         """
-        kind = record.type
-        if kind == "assistant" or kind == "user":
-            if self.project is None or self.entrypoint is None:
-                self._note_context(record)
-            if record.is_sidechain is True:
-                return
-            uuid = record.uuid  # ``_is_repeat``, inline
-            if isinstance(uuid, str) and uuid:
-                if uuid in self.seen_uuids:
-                    return
-                self.seen_uuids.add(uuid)
-            if kind == "assistant":
-                self._take_reply(number, record)
-            else:
-                self._add_prompt(record, prompt_text(record), "user-line-", number)
-        elif kind == "attachment":
-            if record.is_sidechain is True or self._is_repeat(record):
-                return
-            self._add_prompt(record, queued_prompt_text(record), "queued-line-", number)
-        elif kind == "queue-operation":
-            self._take_queue_operation(number, record)
+        turns, replies, seen, prompts = self.turns, self.replies, self.seen_uuids, self.prompts
+        project, entrypoint = self.project, self.entrypoint
+        for number, record in numbered:
+            if not isinstance(record, Record):
+                continue
+            kind = record.type
+            if kind == "assistant" or kind == "user":
+                uuid = record.uuid
+                has_uuid = uuid.__class__ is str and uuid
+                if skip and has_uuid and uuid in skip:
+                    continue
+                if project is None or entrypoint is None:  # ``_note_context``, inline
+                    cwd = record.cwd
+                    if project is None and isinstance(cwd, str) and cwd:
+                        project = cwd
+                    if entrypoint is None and isinstance(record.entrypoint, str):
+                        entrypoint = record.entrypoint
+                if record.is_sidechain is True:
+                    continue
+                if has_uuid:  # ``_is_repeat``, inline
+                    if uuid in seen:
+                        continue
+                    seen.add(uuid)
+                message = record.message
+                content = message.content if message is not None else None
+                if isinstance(content, list) and len(content) == 1:
+                    block = content[0]
+                    # A reply's thinking or tool call, a tool's result: no text here.
+                    if block.type != "text" and block.is_error is not True:
+                        continue
+                if kind == "assistant":
+                    texts = _reply_texts(record)
+                    if not texts:
+                        continue
+                    message_id = message.id if message is not None else None
+                    if message_id.__class__ is str and message_id:  # ``_reply_id``, inline
+                        key = message_id
+                    else:
+                        key = uuid if has_uuid else f"assistant-line-{number}"
+                    parts = replies.get(key)
+                    if parts is None:
+                        parts = replies[key] = texts if len(texts) == 1 else []
+                        turns.append((key, "assistant", parts, parse_timestamp(record.timestamp)))
+                        if parts is texts:
+                            continue
+                    for text in texts:
+                        if text not in parts:
+                            parts.append(text)
+                    continue
+                text = _prompt(record)
+                if text:
+                    prompts.append(text)
+                    key = uuid if has_uuid else f"user-line-{number}"
+                    turns.append((key, "user", text, parse_timestamp(record.timestamp)))
+            elif kind == "attachment":
+                if record.is_sidechain is True or _in(record.uuid, skip) or self._is_repeat(record):
+                    continue
+                self._add_prompt(record, queued_prompt_text(record), "queued-line-", number)
+            elif kind == "queue-operation" and not _in(record.uuid, skip):
+                self._take_queue_operation(number, record)
+        self.project, self.entrypoint = project, entrypoint
 
-    def _note_context(self, record: Record) -> None:
-        """The first ``cwd`` is the project; the first ``entrypoint`` says who started it."""
-        if self.project is None and isinstance(record.cwd, str) and record.cwd:
-            self.project = record.cwd
-        if self.entrypoint is None and isinstance(record.entrypoint, str):
-            self.entrypoint = record.entrypoint
+    def take(self, number: int, record: Record) -> None:
+        """Fold one record into the session (``take_all`` of one record)."""
+        self.take_all(((number, record),), set())
 
     def _is_repeat(self, record: Record) -> bool:
         """A record written twice (same ``uuid``) counts once."""
@@ -182,26 +227,11 @@ class _Session:
         """A prompt, under its record's ``uuid`` (or ``fallback`` and the line number when
         it has none)."""
         if text:
-            self.prompts.add(text)
+            self.prompts.append(text)
             stamp = parse_timestamp(record.timestamp)
             uuid = record.uuid
             key = uuid if isinstance(uuid, str) and uuid else f"{fallback}{number}"
-            self.turns.append(_Turn(key, "user", [text], stamp))
-
-    def _take_reply(self, number: int, record: Record) -> None:
-        """Merge the text of split records that share ``message.id``."""
-        texts = reply_texts(record)
-        if not texts:
-            return
-        key = _reply_id(record, number)
-        turn = self.replies.get(key)
-        if turn is None:
-            turn = _Turn(key, "assistant", [], parse_timestamp(record.timestamp))
-            self.replies[key] = turn
-            self.turns.append(turn)
-        for text in texts:
-            if text not in turn.parts:
-                turn.parts.append(text)
+            self.turns.append((key, "user", text, stamp))
 
     def _take_queue_operation(self, number: int, record: Record) -> None:
         """Follow the input queue; an entry ``remove``d was delivered mid-turn.
@@ -226,7 +256,7 @@ class _Session:
         if text:
             message_id = f"queued-line-{entry.line}"
             self.from_queue.add(message_id)
-            self.turns.append(_Turn(message_id, "user", [text], parse_timestamp(entry.timestamp)))
+            self.turns.append((message_id, "user", text, parse_timestamp(entry.timestamp)))
 
     def messages(self) -> tuple[Message, ...]:
         """The assembled turns as messages, each id once.
@@ -236,15 +266,96 @@ class _Session:
         """
         result: list[Message] = []
         ids: set[str] = set()
-        for turn in self.turns:
-            text = "\n\n".join(turn.parts)
-            if turn.id in ids or (turn.id in self.from_queue and text in self.prompts):
+        from_queue, build = self.from_queue, Message.build
+        prompts = set(self.prompts) if from_queue else set()
+        for key, role, parts, stamp in self.turns:
+            text = parts if parts.__class__ is str else "\n\n".join(parts)
+            if key in ids or (from_queue and key in from_queue and text in prompts):
                 continue
-            message = Message.build(turn.id, turn.role, text, turn.timestamp)
+            message = build(key, role, text, stamp)
             if message is not None:
-                ids.add(turn.id)
+                ids.add(key)
                 result.append(message)
         return tuple(result)
+
+    def digest(self, ref: SessionRef, *, automated: bool, damaged: Iterable[int]) -> Digest:
+        """The digest of the conversation of ``messages()``: the same turns kept, each
+        message's fields made as ``Message.build`` makes them, no message built."""
+        ids: set[str] = set()
+        valid_ids: list[str] = []
+        fingerprints: list[str] = []
+        user_texts: list[str] = []
+        stamps: list[datetime] = []
+        from_queue = self.from_queue
+        prompts = set(self.prompts) if from_queue else set()
+        for key, role, parts, stamp in self.turns:
+            text = parts if parts.__class__ is str else "\n\n".join(parts)
+            if key in ids or (from_queue and key in from_queue and text in prompts):
+                continue
+            fields = message_fields(key, role, text, stamp)
+            if fields is not None:
+                ids.add(key)
+                valid_ids.append(fields[0])
+                fingerprints.append(fields[2])
+                if role == "user":
+                    user_texts.append(fields[1])
+                if stamp is not None:
+                    stamps.append(stamp)
+        return Digest.build(
+            ref,
+            self.project,
+            automated=automated,
+            damaged_lines=damaged,
+            ids=valid_ids,
+            fingerprints=fingerprints,
+            user_texts=user_texts,
+            stamps=stamps,
+        )
+
+
+def _prompt(record: Record) -> str:
+    """``prompt_text(record)``, with the common records that hold none told apart first
+    (hidden and machine-sent records, a string content beside a tool's result, blocks
+    holding neither text nor a rejected tool use) and a plain typed prompt cleaned here."""
+    if (
+        record.is_meta is True
+        or record.is_compact_summary is True
+        or record.is_visible_in_transcript_only is True
+    ):
+        return ""
+    if record.origin is not None and is_machine_origin(record.origin):
+        return ""
+    message = record.message
+    content = message.content if message is not None else None
+    if isinstance(content, str):
+        return "" if len(record.tool_use_result) else clean_prompt(content)
+    if not content:
+        return ""
+    for block in content:
+        if block.type == "text" or block.is_error is True:
+            return prompt_text(record)
+    return ""
+
+
+def _reply_texts(record: Record) -> list[str]:
+    """``reply_texts(record)``, a record of one block (how Claude Code streams a reply)
+    looked at here: most hold thinking or a tool call, and no text."""
+    message = record.message
+    if message is None:
+        return []
+    content = message.content
+    if isinstance(content, list) and len(content) == 1:
+        block = content[0]
+        text = block.text
+        if block.type != "text" or text.__class__ is not str:
+            return []
+        if record.is_api_error_message is True or message.model == "<synthetic>":
+            return []
+        if "</thinking>" in text:
+            return reply_texts(record)
+        text = text.strip()
+        return [text] if text else []
+    return reply_texts(record)
 
 
 def _reply_id(record: Record, number: int) -> str:
@@ -268,19 +379,16 @@ def _is_typed_prompt(record: Linked) -> bool:
     return bool(prompt_text(record, rejections=False))
 
 
+def _session(decoded: Decoded) -> _Session:
+    """Every record folded in, but those on the branches the person rewound."""
+    session = _Session()
+    session.take_all(decoded.numbered(), abandoned_branches(decoded.records, _is_typed_prompt))
+    return session
+
+
 def _conversation(ref: SessionRef, decoded: Decoded) -> Conversation:
     """The session from its records, without the branches the person rewound."""
-    abandoned = abandoned_branches(decoded.records, _is_typed_prompt)
-    session = _Session()
-    take = session.take
-    if abandoned:
-        for number, record in decoded.numbered():
-            if isinstance(record, Record) and not _in(record.uuid, abandoned):
-                take(number, record)
-    else:
-        for number, record in decoded.numbered():
-            if isinstance(record, Record):
-                take(number, record)
+    session = _session(decoded)
     return Conversation(
         ref=ref,
         project=session.project,
@@ -288,6 +396,13 @@ def _conversation(ref: SessionRef, decoded: Decoded) -> Conversation:
         automated=is_automated(session.entrypoint),
         damaged_lines=tuple(decoded.bad_lines),
     )
+
+
+def _digest(ref: SessionRef, decoded: Decoded) -> Digest:
+    """``Digest.of(_conversation(ref, decoded))``, without building the messages."""
+    session = _session(decoded)
+    automated = is_automated(session.entrypoint)
+    return session.digest(ref, automated=automated, damaged=decoded.bad_lines)
 
 
 # --- The reader -------------------------------------------------------------------
@@ -308,20 +423,29 @@ class ClaudeCodeReader:
 
     def read(self, ref: SessionRef) -> Conversation | Unresolved:
         """The cleaned conversation of one session file."""
-        data = load_bytes(ref)
-        if isinstance(data, Unresolved):
-            return data
-        decoded = decode_transcript(data)
-        if decoded.mostly_garbage:
-            return unresolved(
-                ref,
-                f"not JSON Lines ({len(decoded.bad_lines)} undecodable lines, "
-                f"{decoded.good_lines} records)",
-            )
-        try:
-            return _conversation(ref, decoded)
-        except ValueError as error:
-            return unresolved(ref, f"unusable records: {error}")
+        return _read(ref, _conversation)
+
+    def read_digest(self, ref: SessionRef) -> Digest | Unresolved:
+        """``Digest.of(read(ref))`` (or the same ``Unresolved``), without the messages."""
+        return _read(ref, _digest)
+
+
+def _read(ref: SessionRef, make: Callable[[SessionRef, Decoded], _Read]) -> _Read | Unresolved:
+    """What ``make`` makes of the decoded records of one session file, or why not."""
+    data = load_bytes(ref)
+    if isinstance(data, Unresolved):
+        return data
+    decoded = decode_transcript(data)
+    if decoded.mostly_garbage:
+        return unresolved(
+            ref,
+            f"not JSON Lines ({len(decoded.bad_lines)} undecodable lines, "
+            f"{decoded.good_lines} records)",
+        )
+    try:
+        return make(ref, decoded)
+    except ValueError as error:
+        return unresolved(ref, f"unusable records: {error}")
 
 
 READER = ClaudeCodeReader()

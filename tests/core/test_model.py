@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from dreamd.readers import Conversation, FileVersion, Message, SessionRef
+from dreamd.readers import Conversation, FileVersion, Message, SessionRef, isoformat
 
 REF = SessionRef("pi", "s", Path("/s.jsonl"), FileVersion(1, 1, 1, 1))
 
@@ -55,3 +57,18 @@ def test_duplicate_message_ids_are_rejected() -> None:
         Conversation(
             REF, None, (Message("1", "user", "a", None), Message("1", "assistant", "b", None))
         )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    moment=st.datetimes(
+        min_value=datetime(2, 1, 1),
+        max_value=datetime(9998, 12, 31),
+        timezones=st.sampled_from([UTC, timezone(timedelta(hours=5, minutes=30)), timezone.min]),
+    )
+)
+def test_isoformat_writes_what_the_standard_library_writes(moment: datetime) -> None:
+    """Milliseconds, UTC, ``Z``: the same text as ``datetime.isoformat`` gives, from any zone."""
+    expected = moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    assert isoformat(moment) == expected
+    assert isoformat(None) is None
