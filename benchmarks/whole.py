@@ -289,6 +289,7 @@ def _item_file(index: int) -> str:
 
 def startup_rows(home: Path, rounds: int) -> list[Row]:
     env = environment(home)
+    fresh_state(home)  # the same whether or not ``--keep`` kept an earlier run's state
     dreamd(env, "status")  # a state DB exists, as it does for users
     bare, help_, status = interleaved(
         rounds,
