@@ -266,17 +266,25 @@ class _Session:
         """
         result: list[Message] = []
         ids: set[str] = set()
-        from_queue, build = self.from_queue, Message.build
-        prompts = set(self.prompts) if from_queue else set()
-        for key, role, parts, stamp in self.turns:
-            text = parts if parts.__class__ is str else "\n\n".join(parts)
-            if key in ids or (from_queue and key in from_queue and text in prompts):
-                continue
+        build = Message.build
+        for key, role, text, stamp in self._candidates(ids):
             message = build(key, role, text, stamp)
             if message is not None:
                 ids.add(key)
                 result.append(message)
         return tuple(result)
+
+    def _candidates(self, kept: set[str]) -> Iterator[tuple[str, Role, str, datetime | None]]:
+        """Each assembled turn with its text joined, but a turn whose id is in ``kept`` (the
+        caller adds the ids it made a message of) and a queue entry that was also recorded
+        as a prompt of its own."""
+        from_queue = self.from_queue
+        prompts = set(self.prompts) if from_queue else set()
+        for key, role, parts, stamp in self.turns:
+            text = parts if parts.__class__ is str else "\n\n".join(parts)
+            if key in kept or (from_queue and key in from_queue and text in prompts):
+                continue
+            yield key, role, text, stamp
 
     def digest(self, ref: SessionRef, *, automated: bool, damaged: Iterable[int]) -> Digest:
         """The digest of the conversation of ``messages()``: the same turns kept, each
@@ -286,12 +294,7 @@ class _Session:
         fingerprints: list[str] = []
         user_texts: list[str] = []
         stamps: list[datetime] = []
-        from_queue = self.from_queue
-        prompts = set(self.prompts) if from_queue else set()
-        for key, role, parts, stamp in self.turns:
-            text = parts if parts.__class__ is str else "\n\n".join(parts)
-            if key in ids or (from_queue and key in from_queue and text in prompts):
-                continue
+        for key, role, text, stamp in self._candidates(ids):
             fields = message_fields(key, role, text, stamp)
             if fields is not None:
                 ids.add(key)

@@ -51,6 +51,17 @@ def git_init(folder: Path) -> None:
     subprocess.run(["git", "init", "-q"], cwd=folder, check=True, capture_output=True)
 
 
+def ignored_main_with_worktree(tmp_path: Path) -> Path:
+    """A repository ``main`` holding a ``.dreamd-ignore``, with a linked worktree ``wt``."""
+    main = tmp_path / "main"
+    git_init(main)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@e"]
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "x"], cwd=main, check=True)
+    subprocess.run([*git, "worktree", "add", "-q", str(tmp_path / "wt")], cwd=main, check=True)
+    (main / IGNORE_FILE).touch()
+    return main
+
+
 def test_an_ignore_file_in_the_project_excludes_it(tmp_path: Path) -> None:
     """``<project>/.dreamd-ignore`` is found, outside git too."""
     (tmp_path / "p").mkdir()
@@ -82,12 +93,7 @@ def test_outside_git_only_the_project_folder_counts(tmp_path: Path) -> None:
 
 def test_a_linked_worktree_honours_the_main_worktrees_file(tmp_path: Path) -> None:
     """An untracked ``.dreamd-ignore`` in the main worktree keeps its linked worktrees out."""
-    main = tmp_path / "main"
-    git_init(main)
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@e"]
-    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "x"], cwd=main, check=True)
-    subprocess.run([*git, "worktree", "add", "-q", str(tmp_path / "wt")], cwd=main, check=True)
-    (main / IGNORE_FILE).touch()
+    main = ignored_main_with_worktree(tmp_path)
     assert ignore_file(tmp_path / "wt") == main.resolve() / IGNORE_FILE
 
 
@@ -98,12 +104,7 @@ def test_the_exclusion_honours_the_main_worktree_and_asks_each_folder_once(
     main worktree's file, and projects under common parents ask each folder for ``.git`` once."""
     import dreamd.privacy
 
-    main = tmp_path / "main"
-    git_init(main)
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@e"]
-    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "x"], cwd=main, check=True)
-    subprocess.run([*git, "worktree", "add", "-q", str(tmp_path / "wt")], cwd=main, check=True)
-    (main / IGNORE_FILE).touch()
+    main = ignored_main_with_worktree(tmp_path)
     for name in ("a", "b", "c"):
         (tmp_path / "plain" / name).mkdir(parents=True)
     asked: list[Path] = []

@@ -195,8 +195,11 @@ def test_memory_without_front_matter_is_evergreen() -> None:
     assert verdict.classification == "EVERGREEN"
 
 
-#: The single-regex definition of a memory path, kept as the oracle for the linear scanner.
-_REFERENCE = re.compile(rb"(/[^\s\"'`<>|]*?/(?:memory|agent-memory/[^/\s\"'`]+)/[^/\s\"'`]+\.md)")
+#: The single-regex definition of a memory path, kept as the oracle for the linear scanner:
+#: whitespace, quotes, backticks, ``<``, ``>`` and ``|`` end a path wherever they stand.
+_REFERENCE = re.compile(
+    rb"(/[^\s\"'`<>|]*?/(?:memory|agent-memory/[^/\s\"'`<>|]+)/[^/\s\"'`<>|]+\.md)"
+)
 
 
 @given(
@@ -224,6 +227,11 @@ def test_memory_paths_in_long_runs_match_the_reference_pattern(data: bytes) -> N
     """Runs longer than the scanner's look-back window are cut where the reference cuts."""
     expected = [Path(m.group(1).decode()) for m in _REFERENCE.finditer(data)]
     assert list(memory_paths_in(data)) == expected
+
+
+def test_a_table_bar_ends_a_memory_path() -> None:
+    """``|`` (a Markdown table's cell edge) ends the file name as it ends the folders."""
+    assert list(memory_paths_in(b"| //memory/n.md|.md |")) == [Path("//memory/n.md")]
 
 
 def test_memory_path_far_from_its_run_start_is_found_whole() -> None:
