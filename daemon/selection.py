@@ -41,9 +41,11 @@ ever selected.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Literal
+
+import msgspec
 
 from dreamd.sessioninfo import SessionInfo
 
@@ -131,9 +133,12 @@ class SelectionPolicy:
     excluded: Callable[[str], str | None] = field(default=_nothing_excluded, compare=False)
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """One session's status, why, and whether this run takes it."""
+class Decision(msgspec.Struct, frozen=True, gc=False):
+    """One session's status, why, and whether this run takes it.
+
+    A frozen struct rather than a dataclass: a selection makes one or two per
+    session on every listing, and a struct is built in a tenth of the time.
+    """
 
     session: SessionInfo
     status: Status
@@ -315,7 +320,7 @@ def with_notes(decision: Decision, *extra: str | None) -> Decision:
     if not decision.session.notes and not any(extra):  # most sessions: nothing to add
         return decision
     notes = [*decision.session.notes, *(note for note in extra if note)]
-    return replace(decision, reason=f"{decision.reason}; {'; '.join(notes)}")
+    return msgspec.structs.replace(decision, reason=f"{decision.reason}; {'; '.join(notes)}")
 
 
 def _guard(
