@@ -120,7 +120,16 @@ class FileVersion(NamedTuple):
         return self._replace(marker=marker)
 
     def as_dict(self) -> dict[str, int | str]:
-        return self._asdict()  # a new dict each time
+        """A new dict of the fields (spelled out: ``_asdict`` costs three times as much, and
+        ``sources list --json`` writes one per session)."""
+        device, inode, size, mtime_ns, marker = self
+        return {
+            "device": device,
+            "inode": inode,
+            "size": size,
+            "mtime_ns": mtime_ns,
+            "marker": marker,
+        }
 
 
 class SessionRef(msgspec.Struct, frozen=True):

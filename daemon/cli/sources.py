@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from dreamd.cli.common import ErrorGroup, config_option, open_settings
+from dreamd.gcpause import collector_paused
 from dreamd.tools import TOOLS
 
 __all__ = ["sources"]
@@ -38,22 +39,25 @@ def sources_list(
     from dreamd.selection import select
 
     settings, state = open_settings(config_path)
-    progress = Progress("reading sessions", sys.stderr)
-    result = Catalog(state, settings.source_roots, settings.readers).scan(tool, progress=progress)
-    progress.done()
-    policy = selection_policy(settings)
-    selection = select(
-        result.sessions,
-        selection_view(import_cursor(state.load_cursor(settings.machine)[1], settings.machine)),
-        now=datetime.now(UTC),
-        live_ids=live_ids_from_env(os.environ),
-        policy=policy,
-    )
-    page = selection.decisions[offset : None if limit is None else offset + limit]
-    if as_json:
-        click.echo(dump_json(selection_json(page)))
-    else:
-        click.echo(selection_text(page, selection, sys.stdout), nl=False)
+    with collector_paused():  # ten thousand sessions, decisions and rows: nothing cyclic
+        progress = Progress("reading sessions", sys.stderr)
+        result = Catalog(state, settings.source_roots, settings.readers).scan(
+            tool, progress=progress
+        )
+        progress.done()
+        policy = selection_policy(settings)
+        selection = select(
+            result.sessions,
+            selection_view(import_cursor(state.load_cursor(settings.machine)[1], settings.machine)),
+            now=datetime.now(UTC),
+            live_ids=live_ids_from_env(os.environ),
+            policy=policy,
+        )
+        page = selection.decisions[offset : None if limit is None else offset + limit]
+        if as_json:
+            click.echo(dump_json(selection_json(page)))
+        else:
+            click.echo(selection_text(page, selection, sys.stdout), nl=False)
 
 
 @sources.command("show")

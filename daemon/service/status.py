@@ -22,6 +22,7 @@ from dreamd.collect.policy import live_ids_from_env, selection_policy
 from dreamd.collect.quarantine import held_sessions
 from dreamd.config import Settings
 from dreamd.dream.pending import apply_command, pending_files
+from dreamd.gcpause import collector_paused
 from dreamd.lock import PIPELINE, holder
 from dreamd.runlog import SCHEMA
 from dreamd.runrecord import shown_outcome
@@ -176,15 +177,16 @@ def _backlog(
 ) -> tuple[int, dict[str, int]]:
     """(sessions known, sessions waiting per source) from the last scan's cache; sessions
     held by a quarantined plan do not wait."""
-    known = state.load_session_cache()
-    selection = select(
-        known.values(),
-        held_sessions(selection_view(cursor), quarantined, known.values()),
-        now=now,
-        live_ids=live_ids_from_env(env),
-        policy=selection_policy(settings),
-    )
-    backlog = Counter(d.session.tool for d in selection.decisions if d.status in SELECTABLE)
+    with collector_paused():  # ten thousand sessions and decisions: nothing cyclic
+        known = state.load_session_cache()
+        selection = select(
+            known.values(),
+            held_sessions(selection_view(cursor), quarantined, known.values()),
+            now=now,
+            live_ids=live_ids_from_env(env),
+            policy=selection_policy(settings),
+        )
+        backlog = Counter(d.session.tool for d in selection.decisions if d.status in SELECTABLE)
     return len(known), dict(sorted(backlog.items()))
 
 

@@ -72,3 +72,18 @@ def test_isoformat_writes_what_the_standard_library_writes(moment: datetime) -> 
     expected = moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
     assert isoformat(moment) == expected
     assert isoformat(None) is None
+
+
+@given(
+    st.builds(
+        FileVersion,
+        st.integers(min_value=0),
+        st.integers(min_value=0),
+        st.integers(min_value=0),
+        st.integers(min_value=0),
+        st.text(max_size=8),
+    )
+)
+def test_a_file_version_as_a_dict_holds_every_field_by_name(version: FileVersion) -> None:
+    """``as_dict`` spells the fields out for speed: it must name each one, in order."""
+    assert list(version.as_dict().items()) == list(zip(FileVersion._fields, version, strict=True))
