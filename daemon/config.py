@@ -4,7 +4,10 @@ Lookup: ``--config FILE``, else ``$DREAMD_CONFIG``, else the platform config
 dir (``$XDG_CONFIG_HOME/dreamd/config.toml`` on Linux). A missing default file
 means "all defaults"; a missing file that was named explicitly is an error.
 Every key is optional. A bad file raises ``ConfigError`` naming the file and
-the dotted key (``collect.budget_sessions``), never a traceback.
+the dotted key (``collect.budget_sessions``), never a traceback. The schedules
+are checked where they are used (``Settings.trigger``: the service, ``status``,
+``collect``, ``doctor``), so that a command which schedules nothing does not
+import the scheduler.
 """
 
 from __future__ import annotations
@@ -30,6 +33,10 @@ from dreamd.stores.registry import STORES, StoreContext, StoreSpec, StoreTable
 from dreamd.tools import TOOLS
 
 if TYPE_CHECKING:
+    from datetime import tzinfo
+
+    from apscheduler.triggers.cron import CronTrigger
+
     from dreamd.readers import Reader
 
 __all__ = [
@@ -193,7 +200,6 @@ def parse_config(text: str, path: Path | None = None) -> Config:
     _check_ranges(config, path)
     _check_sources(config, path)
     _check_stores(config, path)
-    _check_schedules(config, path)
     _check_extractor(config, path)
     _check_exclusions(config, path)
     for key, problem in value_problems(config):
@@ -287,21 +293,6 @@ def _check_exclusions(config: Config, path: Path | None) -> None:
             raise ConfigError(path, f"collect.exclude_projects[{index}]", "must not be empty")
 
 
-def _check_schedules(config: Config, path: Path | None) -> None:
-    from zoneinfo import ZoneInfo
-
-    from dreamd.schedule import parse_schedule  # APScheduler only when there is one
-
-    for key, expression in (
-        ("collect.schedule", config.collect.schedule),
-        ("dream.schedule", config.dream.schedule),
-    ):
-        try:
-            parse_schedule(expression, ZoneInfo("UTC"))
-        except ValueError as error:
-            raise ConfigError(path, key, f"not a cron schedule: {error}") from None
-
-
 def _store_tables(raw: object, path: Path | None) -> dict[str, StoreTable]:
     """Each ``[stores.<name>]`` table read into its store's table type."""
     if not isinstance(raw, dict):
@@ -362,6 +353,26 @@ class Settings:
     def readers(self) -> Mapping[str, Reader]:
         """The readers as this process must use them (Aider's fenced under launchd on macOS)."""
         return resolve_readers(self.config, self.env, self.home or Path.home(), self.platform)
+
+    def trigger(
+        self, job: Literal["collect", "dream"], zone: tzinfo, jitter: int | None = None
+    ) -> CronTrigger:
+        """The ``job``'s schedule as a cron trigger in ``zone``; a schedule that is no cron
+        expression raises ``ConfigError`` naming the file and the key."""
+        from dreamd.schedule import parse_schedule  # the scheduler, only where it is used
+
+        key = f"{job}.schedule"
+        try:
+            return parse_schedule(getattr(self.config, job).schedule, zone, jitter)
+        except ValueError as error:
+            raise ConfigError(self.config_path, key, f"not a cron schedule: {error}") from None
+
+    def check_schedules(self) -> None:
+        """Raise ``ConfigError`` for the first schedule that is no cron expression."""
+        from zoneinfo import ZoneInfo
+
+        self.trigger("collect", ZoneInfo("UTC"))
+        self.trigger("dream", ZoneInfo("UTC"))
 
     @property
     def state_db(self) -> Path:

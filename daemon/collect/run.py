@@ -14,7 +14,7 @@ from dataclasses import replace
 from datetime import datetime, tzinfo
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dreamd.catalog import Catalog
 from dreamd.collect.budget import (
@@ -37,11 +37,13 @@ from dreamd.lock import pipeline_lock
 from dreamd.logs import get_logger
 from dreamd.readers import Conversation
 from dreamd.runrecord import RunRecord, recorded_run
-from dreamd.schedule import parse_schedule
 from dreamd.secrets import filter_item
 from dreamd.statedb import StateDB
 from dreamd.stores import Store
 from dreamd.stores.registry import StoreContext
+
+if TYPE_CHECKING:
+    from apscheduler.triggers.cron import CronTrigger
 
 __all__ = ["collect_job"]
 
@@ -73,6 +75,7 @@ def collect_job(
         collected=request.now.date(),
         path=settings.config_path,
     )
+    trigger = settings.trigger("collect", _local_zone())  # a bad schedule stops it here
     context = replace(settings.store_context(env, home), key_index=StateKeyIndex(state))
     shared = _shared_stores(settings, context)
     catalog = catalog or Catalog(state, settings.source_roots, settings.readers)
@@ -94,7 +97,7 @@ def collect_job(
             result = _collect_pass(settings, state, request, catalog, stores_for, extraction)
             if deadline.reached and result.stopped == "stop requested":
                 result.stopped = f"time budget of {limits.seconds:g} s reached"
-            document = _report(settings, request, result, limits, deadline)
+            document = _report(request, result, limits, deadline, trigger)
             document["context_shortened"] = extraction.shortened()
             _keep(record, document)
             return result, document
@@ -140,11 +143,11 @@ def _collect_pass(
 
 
 def _report(
-    settings: Settings,
     request: CollectRequest,
     result: CollectResult,
     limits: RunBudget,
     deadline: Deadline,
+    trigger: CronTrigger,
 ) -> dict[str, Any]:
     """The run's report: what was collected, and what ended the run and when it drains."""
     document = report_json(
@@ -154,7 +157,6 @@ def _report(
         budget=request.policy.budget_sessions,
         dry_run=request.dry_run,
     )
-    trigger = parse_schedule(settings.config.collect.schedule, _local_zone())
     document.update(
         run_fields(result, budget=limits, deadline=deadline, trigger=trigger, now=request.now)
     )

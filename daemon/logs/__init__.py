@@ -18,7 +18,10 @@ journald every line stays one JSON object.
 
 structlog is loaded by the first line logged, not by ``configure_logging``
 (the rendering lives in ``dreamd.logs.format``): most commands log nothing,
-and structlog with its processors is a large part of their start-up.
+and structlog with its processors is a large part of their start-up. Once
+logging is configured, a line below the level is dropped before structlog is
+asked (``_dropped``): a one-shot command logs at ``warning``, so its ``info``
+lines cost a level check, not structlog's import (and asyncio's with it).
 """
 
 from __future__ import annotations
@@ -46,6 +49,20 @@ __all__ = [
 
 #: Set by ``configure_logging``: structlog is configured when the first line is logged.
 _structlog_pending = False
+#: Set by ``configure_logging``: the standard library's levels decide which lines are kept.
+_configured = False
+
+#: structlog's logging methods and the level each logs at.
+_METHOD_LEVELS: Mapping[str, int] = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warning": logging.WARNING,
+    "warn": logging.WARNING,
+    "error": logging.ERROR,
+    "exception": logging.ERROR,
+    "critical": logging.CRITICAL,
+    "fatal": logging.CRITICAL,
+}
 
 
 def _import_structlog() -> ModuleType:
@@ -92,10 +109,24 @@ class _Logger:
         self._real: Any = None
 
     def __getattr__(self, attribute: str) -> Any:
+        if _dropped(self._name, attribute):
+            return _drop
         if self._real is None or _structlog_pending:
             structlog = _structlog()
             self._real = structlog.get_logger(self._name) if self._name else structlog.get_logger()
         return getattr(self._real, attribute)
+
+
+def _dropped(name: str | None, method: str) -> bool:
+    """Whether a line logged with ``method`` on logger ``name`` is below the configured level
+    (the standard library decides, as it would once structlog handed the line over; before
+    ``configure_logging`` nothing is dropped here)."""
+    level = _METHOD_LEVELS.get(method)
+    return _configured and level is not None and not logging.getLogger(name).isEnabledFor(level)
+
+
+def _drop(*_args: Any, **_fields: Any) -> None:
+    """A logging method whose line the level drops."""
 
 
 def get_logger(name: str | None = None) -> Any:
@@ -227,7 +258,8 @@ def configure_logging(
         logging.getLogger(library).setLevel(chatty)
     logging.captureWarnings(True)  # the py.warnings logger, for anything that looks for it
     warnings.showwarning = log_warning
-    global _structlog_pending
+    global _structlog_pending, _configured
     _structlog_pending = True
+    _configured = True
     if tightened:  # a log file an older dreamd left readable by other users
         get_logger("dreamd.logs").warning("log.permissions.tightened", path=str(target))

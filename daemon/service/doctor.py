@@ -55,6 +55,7 @@ def doctor_checks(
     """Every check, in order; a configuration that does not load stops the rest."""
     try:
         settings = load_settings(config_path, env, home)
+        settings.check_schedules()
     except ConfigError as error:
         where = str(error.path) if error.path else "the configuration"
         fix = f"edit {where}" + (f" at {error.key}" if error.key else "")

@@ -54,7 +54,7 @@ from dreamd.lock import ProcessLock
 from dreamd.logs import bind_context, get_logger, unbind_context
 from dreamd.progress import counter
 from dreamd.runrecord import close_interrupted
-from dreamd.schedule import is_missed, local_timezone, parse_schedule, previous_fire, resumed
+from dreamd.schedule import is_missed, local_timezone, previous_fire, resumed
 from dreamd.service.heartbeat import Heartbeat, SystemdReporter, idle_status, stall_limit
 from dreamd.service.notify import Notifier, watchdog_interval
 from dreamd.service.watcher import DirtyPaths, TranscriptWatcher
@@ -126,12 +126,12 @@ class Service:
         service = settings.config.service
         jitter = service.jitter_seconds
         self.triggers: dict[Job, CronTrigger] = {
-            "collect": parse_schedule(settings.config.collect.schedule, self.timezone),
-            "dream": parse_schedule(settings.config.dream.schedule, self.timezone),
+            "collect": settings.trigger("collect", self.timezone),
+            "dream": settings.trigger("dream", self.timezone),
         }
         self._jittered: dict[Job, CronTrigger] = {
-            "collect": parse_schedule(settings.config.collect.schedule, self.timezone, jitter),
-            "dream": parse_schedule(settings.config.dream.schedule, self.timezone, jitter),
+            "collect": settings.trigger("collect", self.timezone, jitter),
+            "dream": settings.trigger("dream", self.timezone, jitter),
         }
         self.scheduler = BackgroundScheduler(
             executors={"default": ThreadPoolExecutor(max_workers=1)},

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Mapping
 from datetime import datetime, tzinfo
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from dreamd.collect.budget import drain_estimate
 from dreamd.collect.cursordoc import import_cursor
@@ -28,7 +28,6 @@ from dreamd.runlog import SCHEMA
 from dreamd.runrecord import shown_outcome
 from dreamd.runstory import counts_words, mode_label, took_words
 from dreamd.runview import run_sentence, undo_command
-from dreamd.schedule import parse_schedule
 from dreamd.selection import SELECTABLE, select
 from dreamd.service.servicefiles import LOG_FILE_NAME, launchd_log_dir, plist_path, unit_path
 from dreamd.statedb import JobRun, QuarantinedPlan, StateDB
@@ -38,7 +37,7 @@ __all__ = ["FOLLOW_JOURNAL", "log_location", "service_state", "status_document"]
 #: How to follow the service's log under systemd, as JSON objects.
 FOLLOW_JOURNAL = "journalctl --user -u dreamd -f -o cat | jq"
 
-_JOBS = ("collect", "dream")
+_JOBS: tuple[Literal["collect", "dream"], ...] = ("collect", "dream")
 
 
 def _run_json(run: JobRun | None, now: datetime) -> dict[str, Any] | None:
@@ -108,7 +107,7 @@ def _jobs(
     jobs: dict[str, dict[str, Any]] = {}
     for job in _JOBS:
         expression = getattr(settings.config, job).schedule
-        upcoming = parse_schedule(expression, timezone).get_next_fire_time(
+        upcoming = settings.trigger(job, timezone).get_next_fire_time(
             None, now.astimezone(timezone)
         )
         recent = state.runs(job, limit=20)
@@ -228,7 +227,7 @@ def _drain(
     last = state.runs("collect", limit=1)
     summary = last[0].summary if last else {}
     per_run = summary.get("resolved")
-    trigger = parse_schedule(settings.config.collect.schedule, timezone)
+    trigger = settings.trigger("collect", timezone)
     rate = per_run if isinstance(per_run, int) else 0
     estimate = drain_estimate(backlog, rate, trigger, now).as_json()
     return {"ended_by": summary.get("ended_by"), "known_rate": isinstance(per_run, int), **estimate}

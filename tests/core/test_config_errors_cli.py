@@ -8,6 +8,7 @@ asserts the whole of stderr. ``dream --root`` takes the same folder rule as ``dr
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 
 import pytest
@@ -188,3 +189,66 @@ class TestDreamRoot:
         assert result.returncode == 1 and result.stdout == ""
         assert result.stderr == "Error: --root /: the root of the filesystem is no memory folder\n"
         assert Path("/MEMORY.md").exists() == before
+
+
+class TestSchedules:
+    """A schedule is checked where it is used: every command that schedules, or tells when
+    the next run is, refuses a bad one naming the file and the key, before any work."""
+
+    BAD = '[collect]\nschedule = "30 2 * *"\n[dream]\nschedule = "61 3 * * *"\n'
+
+    @pytest.mark.parametrize(
+        ("command", "key"),
+        [
+            (("status",), "collect.schedule"),
+            (("collect", "--dry-run"), "collect.schedule"),
+            (("run",), "collect.schedule"),
+        ],
+        ids=lambda value: " ".join(value) if isinstance(value, tuple) else value,
+    )
+    def test_a_command_that_schedules_refuses_it(
+        self, isolated_home: Path, command: tuple[str, ...], key: str
+    ) -> None:
+        path = config_file(isolated_home)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.BAD)
+        result = run_dreamd(isolated_home, *command)
+        assert result.returncode == 1 and result.stdout == "", result.stderr
+        assert result.stderr.splitlines()[-1] == expected(
+            isolated_home,
+            key,
+            "not a cron schedule: expected 5 cron fields (minute hour day month weekday) or 6 "
+            "with leading seconds, got 4",
+        )
+        assert not (isolated_home / ".local" / "share" / "dreamd" / "plans").exists()
+
+    def test_the_second_schedule_is_checked_too(self, isolated_home: Path) -> None:
+        path = config_file(isolated_home)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text('[dream]\nschedule = "61 3 * * *"\n')
+        result = run_dreamd(isolated_home, "status")
+        assert result.returncode == 1, result.stderr
+        line = result.stderr.splitlines()[-1]
+        assert line.startswith(expected(isolated_home, "dream.schedule", "not a cron schedule: "))
+
+    def test_doctor_fails_the_configuration_at_the_key(self, isolated_home: Path) -> None:
+        path = config_file(isolated_home)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.BAD)
+        result = run_dreamd(isolated_home, "doctor", "--json")
+        assert result.returncode == 1, result.stderr
+        checks = json.loads(result.stdout)["checks"]
+        assert [c["status"] for c in checks] == ["fail"]
+        assert (
+            "collect.schedule" in checks[0]["detail"]
+            and "not a cron schedule" in checks[0]["detail"]
+        )
+        assert checks[0]["fix"] == f"edit {path} at collect.schedule"
+
+    def test_a_command_that_schedules_nothing_still_works(self, isolated_home: Path) -> None:
+        path = config_file(isolated_home)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.BAD)
+        result = run_dreamd(isolated_home, "sources", "list", "--json")
+        assert result.returncode == 0, result.stderr
+        assert json.loads(result.stdout) == []

@@ -52,6 +52,14 @@ def test_reading_commands_load_neither_job_nor_the_sql_layer(
         assert loaded(modules, ("rich",)) == set()
 
 
+def test_listing_sources_loads_neither_the_scheduler_nor_structlog(used_home: Path) -> None:
+    """A command that schedules nothing checks no schedule (APScheduler brings asyncio and
+    a scan of the installed packages), and its ``info`` lines are below its level."""
+    modules = modules_loaded(used_home, "sources", "list", "--json")
+    assert "dreamd.catalog" in modules
+    assert loaded(modules, ("apscheduler", "structlog", "asyncio")) == set()
+
+
 def test_the_idle_service_loads_no_job_until_one_runs(isolated_home: Path) -> None:
     """The service's own modules hold neither job: they load on the first run."""
     code = (
@@ -95,6 +103,32 @@ def test_logging_loads_structlog_on_the_first_line_without_rich(
         42,
         "dreamd.probe",
     )
+
+
+def test_a_line_below_the_level_loads_no_structlog(isolated_home: Path, tmp_path: Path) -> None:
+    """At ``warning`` (every one-shot command's level) an ``info`` or ``debug`` line is
+    dropped before structlog is imported; the first line the level keeps loads it and is
+    written."""
+    code = (
+        "import io, json, sys\n"
+        "from dreamd.logs import configure_logging, get_logger\n"
+        "stream = io.StringIO()\n"
+        "configure_logging('warning', stream=stream)\n"
+        "log = get_logger('dreamd.probe')\n"
+        "log.info('probe.quiet', answer=1)\n"
+        "get_logger().debug('probe.quieter')\n"
+        "quiet = ['structlog' in sys.modules, stream.getvalue()]\n"
+        "log.warning('probe.loud', answer=2)\n"
+        "found = [quiet, 'structlog' in sys.modules, stream.getvalue().splitlines()]\n"
+        "open(sys.argv[1], 'w').write(json.dumps(found))\n"
+        "print(json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
+    )
+    found = tmp_path / "found.json"
+    modules_loaded(isolated_home, str(found), code=code)
+    quiet, loaded_after, lines = json.loads(found.read_text())
+    assert quiet == [False, ""]
+    assert loaded_after is True
+    assert [json.loads(line)["event"] for line in lines] == ["probe.loud"]
 
 
 def test_a_first_command_creates_the_state_database_without_alembic(isolated_home: Path) -> None:
