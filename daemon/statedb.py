@@ -44,10 +44,10 @@ from dreamd.staterows import (
     JobRun,
     KeyRow,
     QuarantinedPlan,
-    info_from_row,
     moment,
     row_from_info,
     run_from_row,
+    unpack_infos,
 )
 
 if TYPE_CHECKING:
@@ -66,15 +66,6 @@ __all__ = [
 
 _SHOWN_PATHS = 5
 
-#: The session cache's columns in ``SessionInfo`` field order, the file version's five
-#: spliced in (``info_from_row`` reads them by position: ten thousand rows per load).
-_CACHE_COLUMNS = (
-    "tool", "session_id", "path", "locator",
-    "device", "inode", "size", "mtime_ns", "marker",
-    "activity_at", "project", "first_message_at", "last_message_at",
-    "messages", "user_messages", "revision", "machine_opening", "human_replies",
-    "unresolved", "damaged_lines", "notes",
-)  # fmt: skip
 _KEY_COLUMNS = ("location", "inode", "size", "mtime_ns", "ctime_ns", "keys", "source")
 
 log = get_logger("dreamd.statedb")
@@ -96,7 +87,10 @@ def _upsert(
 
 #: ``row_from_info`` gives the columns in this order.
 _SAVE_SESSION = _upsert(
-    "session_cache", (*_CACHE_COLUMNS, "read_at"), ("tool", "path", "locator"), positional=True
+    "session_cache",
+    ("tool", "path", "locator", "read_at", "info"),
+    ("tool", "path", "locator"),
+    positional=True,
 )
 _SAVE_KEYS = _upsert("store_key_index", ("store", *_KEY_COLUMNS), ("store", "location"))
 _SAVE_QUARANTINE = _upsert("quarantined_plan", QUARANTINE_FIELDS, ("plan_id",))
@@ -159,8 +153,8 @@ class StateDB:
     def load_session_cache(self) -> dict[CacheKey, SessionInfo]:
         """Every cached session, keyed by (tool, path, locator)."""
         with self.transaction() as connection:
-            rows = connection.execute(f"SELECT {', '.join(_CACHE_COLUMNS)} FROM session_cache")
-            return {(row[0], row[2], row[3]): info_from_row(row) for row in rows}
+            values = [row[0] for row in connection.execute("SELECT info FROM session_cache")]
+        return {(info.tool, info.path, info.locator): info for info in unpack_infos(values)}
 
     def save_sessions(self, infos: Iterable[SessionInfo], *, now: datetime) -> None:
         """Insert or replace the cache rows of ``infos`` (those with a file version)."""
@@ -365,7 +359,7 @@ def _create_at_head(connection: sqlite3.Connection) -> str:
     """Create the newest schema in the caller's transaction; returns its revision.
 
     The same schema the migrations build (``dreamd.migrations.headschema``), without
-    importing Alembic: a new user's first command does not pay for eight migrations.
+    importing Alembic: a new user's first command does not pay for every migration.
     """
     for statement in HEAD_SCHEMA:
         connection.execute(statement)

@@ -12,7 +12,6 @@ from typing import Any
 
 import msgspec
 
-from dreamd.readers import FileVersion
 from dreamd.sessioninfo import SessionInfo
 
 __all__ = [
@@ -21,11 +20,10 @@ __all__ = [
     "JobRun",
     "KeyRow",
     "QuarantinedPlan",
-    "info_from_row",
     "moment",
     "row_from_info",
     "run_from_row",
-    "stamp",
+    "unpack_infos",
 ]
 
 CacheKey = tuple[str, str, str]
@@ -87,77 +85,33 @@ def moment(value: float | None) -> datetime | None:
     return None if value is None else datetime.fromtimestamp(value, tz=UTC)
 
 
-def stamp(value: datetime | None) -> float | None:
-    return None if value is None else value.timestamp()
+#: A cached session's metadata as stored: ``SessionInfo`` as a MessagePack array (its file
+#: version nested, its times as MessagePack timestamps).
+_pack = msgspec.msgpack.Encoder().encode
+_unpack_all = msgspec.msgpack.Decoder(list[SessionInfo]).decode
+_unpack_one = msgspec.msgpack.Decoder(SessionInfo).decode
 
 
-#: ``tuple.__new__``: builds a named tuple from its fields without the generated ``__new__``
-#: (its Python-level call costs a third of a cache load of ten thousand rows).
-_new_tuple = tuple.__new__
+def unpack_infos(values: list[bytes]) -> list[SessionInfo]:
+    """The sessions of stored ``values``, decoded in one call as one array (ten thousand per
+    listing); a value that does not decode (damaged, or from another dreamd) is left out, so
+    that its session is read again rather than the whole cache lost."""
+    header = b"\xdd" + len(values).to_bytes(4, "big")  # a MessagePack array of 32-bit length
+    try:
+        return _unpack_all(header + b"".join(values))
+    except msgspec.MsgspecError:
+        return [info for info in map(_unpack_or_none, values) if info is not None]
 
 
-def info_from_row(
-    row: Any, fromtimestamp: Any = datetime.fromtimestamp, utc: Any = UTC
-) -> SessionInfo:
-    """A ``SessionInfo`` from a row of ``_CACHE_COLUMNS`` (positional: ten thousand per load;
-    ``tests/core/test_statedb.py`` round-trips every field)."""
-    activity, first, last = row[9], row[11], row[12]
-    return _new_tuple(
-        SessionInfo,
-        (
-            row[0],
-            row[1],
-            row[2],
-            row[3],
-            _new_tuple(FileVersion, row[4:9]),
-            None if activity is None else fromtimestamp(activity, utc),
-            row[10],
-            None if first is None else fromtimestamp(first, utc),
-            None if last is None else fromtimestamp(last, utc),
-            row[13],
-            row[14],
-            row[15],
-            bool(row[16]),
-            row[17],
-            row[18],
-            _lines(row[19]) if row[19] else (),
-            _notes(row[20]) if row[20] else (),
-        ),
-    )
+def _unpack_or_none(value: bytes) -> SessionInfo | None:
+    try:
+        return _unpack_one(value)
+    except msgspec.MsgspecError:
+        return None
 
 
-def _lines(value: str | None) -> tuple[int, ...]:
-    """Damaged line numbers stored as ``3,7,12`` (NULL or empty: none)."""
-    return tuple(int(part) for part in value.split(",")) if value else ()
-
-
-def _notes(value: str | None) -> tuple[str, ...]:
-    """Reader notes stored as a JSON array (NULL: none)."""
-    return tuple(msgspec.json.decode(value)) if value else ()
-
-
-def row_from_info(info: SessionInfo, now: datetime) -> tuple[Any, ...]:
-    """The session cache row of ``info``: its ``_CACHE_COLUMNS`` in order, then ``read_at``
-    (positional, as ``info_from_row`` reads them: a first scan saves ten thousand)."""
-    version = info.file_version
-    assert version is not None
-    return (
-        info.tool,
-        info.session_id,
-        info.path,
-        info.locator,
-        *version,
-        stamp(info.activity_at),
-        info.project,
-        stamp(info.first_message_at),
-        stamp(info.last_message_at),
-        info.messages,
-        info.user_messages,
-        info.revision,
-        info.machine_opening,
-        info.human_replies,
-        info.unresolved,
-        ",".join(map(str, info.damaged_lines)) or None,
-        msgspec.json.encode(list(info.notes)).decode() if info.notes else None,
-        now.timestamp(),
-    )
+def row_from_info(info: SessionInfo, now: datetime) -> tuple[str, str, str, float, bytes]:
+    """The session cache row of ``info``: its key, ``read_at`` and its packed metadata
+    (``unpack_infos`` reads it back)."""
+    assert info.file_version is not None
+    return (info.tool, info.path, info.locator, now.timestamp(), _pack(info))

@@ -1,6 +1,6 @@
 """The state database's schema at the newest migration, for creating a new file directly.
 
-Running the eight migrations one after another costs a new user's first
+Running the migrations one after another costs a new user's first
 command more than half a second (Alembic and SQLAlchemy are imported for it);
 a new file gets these statements instead, in one transaction, and is stamped
 at ``HEAD_REVISION``. ``tests/core/test_statedb.py`` creates a file both ways
@@ -14,7 +14,7 @@ from __future__ import annotations
 __all__ = ["HEAD_REVISION", "HEAD_SCHEMA"]
 
 #: The newest migration (the last script in ``versions/``).
-HEAD_REVISION = "0008"
+HEAD_REVISION = "0009"
 
 #: The statements that create the schema at ``HEAD_REVISION``, in order.
 HEAD_SCHEMA = (
@@ -26,25 +26,8 @@ HEAD_SCHEMA = (
         tool VARCHAR NOT NULL,
         path TEXT NOT NULL,
         locator TEXT NOT NULL,
-        session_id TEXT NOT NULL,
-        device INTEGER NOT NULL,
-        inode INTEGER NOT NULL,
-        size INTEGER NOT NULL,
-        mtime_ns INTEGER NOT NULL,
-        marker TEXT NOT NULL,
-        activity_at FLOAT,
-        project TEXT,
-        first_message_at FLOAT,
-        last_message_at FLOAT,
-        messages INTEGER NOT NULL,
-        user_messages INTEGER NOT NULL,
-        revision VARCHAR,
-        machine_opening BOOLEAN NOT NULL,
-        human_replies INTEGER NOT NULL,
-        unresolved TEXT,
         read_at FLOAT NOT NULL,
-        damaged_lines TEXT,
-        notes TEXT,
+        info BLOB NOT NULL,
         CONSTRAINT pk_session_cache PRIMARY KEY (tool, path, locator)
     )""",
     """CREATE TABLE job_run (

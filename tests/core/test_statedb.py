@@ -65,17 +65,45 @@ def test_reopening_keeps_state(tmp_path: Path) -> None:
 
 
 def test_upgrade_from_every_older_revision_keeps_rows(tmp_path: Path) -> None:
-    """A database at the first revision, with rows, upgrades to head keeping them."""
+    """A database at the first revision, with a cursor and a run, upgrades to head keeping
+    them; the session cache it had is emptied on the way (0009: the next scan reads every
+    session again), never half converted."""
     from dreamd.migrations.runner import upgrade
 
-    engine = create_state_engine(tmp_path / "state.db")
-    upgrade(engine, "0001")
-    old = open_state(tmp_path / "state.db")
-    old.save_sessions([sample("kept")], now=NOW)
+    path = tmp_path / "state.db"
+    engine = create_state_engine(path)
+    upgrade(engine, "0003")
+    with sqlite3.connect(path) as connection:
+        connection.execute(
+            "INSERT INTO collector_cursor VALUES ('laptop', 1, '{\"collectorV2\": {}}', 0)"
+        )
+        connection.execute(
+            "INSERT INTO session_cache (tool, path, locator, session_id, device, inode, size,"
+            " mtime_ns, marker, messages, user_messages, machine_opening, human_replies,"
+            " read_at) VALUES ('pi', '/s.jsonl', '', 's', 1, 2, 3, 4, '', 9, 4, 0, 2, 0)"
+        )
+    upgrade(engine, "0008")
+    open_state(path).start_run("old", "dream", "apply", NOW)
     upgrade(engine, "head")
-    assert [
-        info.session_id for info in open_state(tmp_path / "state.db").load_session_cache().values()
-    ] == ["kept"]
+    upgraded = open_state(path)
+    assert upgraded.load_cursor("laptop") == (1, {"collectorV2": {}})
+    assert [run.run_id for run in upgraded.runs()] == ["old"]
+    assert upgraded.load_session_cache() == {}
+    upgraded.save_sessions([sample("new")], now=NOW)
+    assert list(upgraded.load_session_cache().values()) == [sample("new")]
+
+
+def test_a_cached_value_that_does_not_decode_is_read_again_not_fatal(tmp_path: Path) -> None:
+    """A damaged row leaves only its own session out of the cache (a scan reads it again and
+    replaces the row); every other session still loads."""
+    path = tmp_path / "state.db"
+    db = open_state(path)
+    db.save_sessions([sample("a"), sample("b"), sample("c")], now=NOW)
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE session_cache SET info = x'93a1' WHERE path LIKE '%/b.jsonl'")
+    assert sorted(i.session_id for i in db.load_session_cache().values()) == ["a", "c"]
+    db.save_sessions([sample("b")], now=NOW)
+    assert sorted(i.session_id for i in db.load_session_cache().values()) == ["a", "b", "c"]
 
 
 def test_cache_round_trip_is_exact(tmp_path: Path) -> None:
@@ -104,14 +132,20 @@ def _bump(path: str, rounds: int) -> None:
     db = open_state(Path(path))
     for _ in range(rounds):
         with db.transaction() as connection:
-            (current,) = connection.execute("SELECT messages FROM session_cache").fetchone()
-            connection.execute("UPDATE session_cache SET messages = ?", (current + 1,))
+            (current,) = connection.execute("SELECT read_at FROM session_cache").fetchone()
+            connection.execute("UPDATE session_cache SET read_at = ?", (current + 1,))
+
+
+def _read_at(path: Path) -> float:
+    with sqlite3.connect(path) as connection:
+        (value,) = connection.execute("SELECT read_at FROM session_cache").fetchone()
+    return float(value)
 
 
 def test_concurrent_read_modify_write_loses_nothing(tmp_path: Path) -> None:
     """Three processes incrementing one row through transactions lose no update."""
     path = tmp_path / "state.db"
-    open_state(path).save_sessions([sample("counter", messages=0)], now=NOW)
+    open_state(path).save_sessions([sample("counter")], now=datetime.fromtimestamp(0, UTC))
     context = multiprocessing.get_context("spawn")
     workers = [context.Process(target=_bump, args=(str(path), 100)) for _ in range(3)]
     for worker in workers:
@@ -119,8 +153,8 @@ def test_concurrent_read_modify_write_loses_nothing(tmp_path: Path) -> None:
     for worker in workers:
         worker.join(60)
         assert worker.exitcode == 0
-    (info,) = open_state(path).load_session_cache().values()
-    assert info.messages == 300
+    assert _read_at(path) == 300
+    assert list(open_state(path).load_session_cache().values()) == [sample("counter")]
 
 
 def _open_only(path: str) -> None:
@@ -251,21 +285,20 @@ def test_threads_share_the_connection_one_transaction_at_a_time(tmp_path: Path) 
     import threading
 
     db = open_state(tmp_path / "state.db")
-    db.save_sessions([sample("counter", messages=0)], now=NOW)
+    db.save_sessions([sample("counter")], now=datetime.fromtimestamp(0, UTC))
 
     def bump() -> None:
         for _ in range(50):
             with db.transaction() as connection:
-                (current,) = connection.execute("SELECT messages FROM session_cache").fetchone()
-                connection.execute("UPDATE session_cache SET messages = ?", (current + 1,))
+                (current,) = connection.execute("SELECT read_at FROM session_cache").fetchone()
+                connection.execute("UPDATE session_cache SET read_at = ?", (current + 1,))
 
     threads = [threading.Thread(target=bump) for _ in range(4)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(60)
-    (info,) = db.load_session_cache().values()
-    assert info.messages == 200
+    assert _read_at(tmp_path / "state.db") == 200
 
 
 def _schema(path: Path) -> dict[str, object]:
@@ -296,7 +329,7 @@ def _schema(path: Path) -> dict[str, object]:
 
 def test_a_new_file_gets_exactly_the_schema_the_migrations_build(tmp_path: Path) -> None:
     """A new state database is created from ``headschema`` without Alembic; it must be the
-    schema the eight migrations build, column for column and index for index (a new
+    schema the migrations build, column for column and index for index (a new
     migration without its change to ``headschema`` fails here)."""
     from dreamd.migrations.runner import upgrade
 
