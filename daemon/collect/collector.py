@@ -229,10 +229,12 @@ def _scan_and_select(
 ) -> Selection:
     """The scan, dreamd's own runs and trivial sessions recorded, and the selection."""
     scan = catalog.scan(now=request.now, progress=counter(request.progress, "reading sessions"))
-    own = [info for info in scan.sessions if is_own_run(info.project)]
+    own: list[SessionInfo] = []
+    others: list[SessionInfo] = []
+    for info in scan.sessions:
+        (own if is_own_run(info.project) else others).append(info)
     if own and not request.dry_run:
         result.skipped_trivial += record_own_runs(own, cursors, request.now)
-    others = [info for info in scan.sessions if not is_own_run(info.project)]
     selection = select(
         _held_for_review(others, cursors, result),
         held_sessions(selection_view(cursors.cursor), state.quarantined_plans(), others),
@@ -284,9 +286,12 @@ def _held_for_review(
     sessions: Sequence[SessionInfo], cursors: CursorStore, result: CollectResult
 ) -> list[SessionInfo]:
     """Sessions selection may take: a legacy record without a usable time is held for review."""
+    cursor = cursors.cursor
+    if not cursor.legacy_sessions:  # no legacy record: nothing to hold (most cursors)
+        return list(sessions)
     kept = []
     for info in sessions:
-        reason = legacy_review_reason(cursors.cursor, info.key)
+        reason = legacy_review_reason(cursor, info.key)
         if reason is None:
             kept.append(info)
         else:

@@ -84,6 +84,8 @@ def held_sessions(
     revision it has now (retrying the same text would fail the same way)."""
     unsaved = {(p.session, p.revision): p for p in plans if p.stage == "save"}
     held = dict(view)
+    if not unsaved:  # no plan set aside at saving (most runs): no session to look up
+        return held
     for info in sessions:
         plan = unsaved.get((info.key, info.revision or ""))
         if plan is not None:
