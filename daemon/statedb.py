@@ -47,7 +47,7 @@ from dreamd.staterows import (
     moment,
     row_from_info,
     run_from_row,
-    unpack_infos,
+    unpack_info,
 )
 
 if TYPE_CHECKING:
@@ -153,8 +153,9 @@ class StateDB:
     def load_session_cache(self) -> dict[CacheKey, SessionInfo]:
         """Every cached session, keyed by (tool, path, locator)."""
         with self.transaction() as connection:
-            values = [row[0] for row in connection.execute("SELECT info FROM session_cache")]
-        return {(info.tool, info.path, info.locator): info for info in unpack_infos(values)}
+            rows = connection.execute("SELECT info FROM session_cache")
+            infos = [info for (value,) in rows if (info := unpack_info(value)) is not None]
+        return {(info.tool, info.path, info.locator): info for info in infos}
 
     def save_sessions(self, infos: Iterable[SessionInfo], *, now: datetime) -> None:
         """Insert or replace the cache rows of ``infos`` (those with a file version)."""

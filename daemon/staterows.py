@@ -23,7 +23,7 @@ __all__ = [
     "moment",
     "row_from_info",
     "run_from_row",
-    "unpack_infos",
+    "unpack_info",
 ]
 
 CacheKey = tuple[str, str, str]
@@ -86,32 +86,26 @@ def moment(value: float | None) -> datetime | None:
 
 
 #: A cached session's metadata as stored: ``SessionInfo`` as a MessagePack array (its file
-#: version nested, its times as MessagePack timestamps).
+#: version nested, its times as MessagePack timestamps), decoded in C.
 _pack = msgspec.msgpack.Encoder().encode
-_unpack_all = msgspec.msgpack.Decoder(list[SessionInfo]).decode
-_unpack_one = msgspec.msgpack.Decoder(SessionInfo).decode
+_unpack = msgspec.msgpack.Decoder(SessionInfo).decode
 
 
-def unpack_infos(values: list[bytes]) -> list[SessionInfo]:
-    """The sessions of stored ``values``, decoded in one call as one array (ten thousand per
-    listing); a value that does not decode (damaged, or from another dreamd) is left out, so
-    that its session is read again rather than the whole cache lost."""
-    header = b"\xdd" + len(values).to_bytes(4, "big")  # a MessagePack array of 32-bit length
+def unpack_info(value: bytes) -> SessionInfo | None:
+    """The session of a stored value; None when it does not decode (damaged, or written by
+    another dreamd), so that only that session is read again, not the whole cache lost.
+
+    One call per row as the rows stream in: ten thousand per listing, and decoding them
+    together would hold every value and a joined copy of them at once.
+    """
     try:
-        return _unpack_all(header + b"".join(values))
-    except msgspec.MsgspecError:
-        return [info for info in map(_unpack_or_none, values) if info is not None]
-
-
-def _unpack_or_none(value: bytes) -> SessionInfo | None:
-    try:
-        return _unpack_one(value)
+        return _unpack(value)
     except msgspec.MsgspecError:
         return None
 
 
 def row_from_info(info: SessionInfo, now: datetime) -> tuple[str, str, str, float, bytes]:
     """The session cache row of ``info``: its key, ``read_at`` and its packed metadata
-    (``unpack_infos`` reads it back)."""
+    (``unpack_info`` reads it back)."""
     assert info.file_version is not None
     return (info.tool, info.path, info.locator, now.timestamp(), _pack(info))
