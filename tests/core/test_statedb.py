@@ -356,3 +356,20 @@ def test_a_file_without_tables_but_not_empty_of_schema_goes_through_the_migratio
         names = {row[0] for row in connection.execute("SELECT name FROM sqlite_master")}
         (version,) = connection.execute("SELECT version_num FROM alembic_version").fetchone()
     assert "mine" in names and "session_cache" in names and version == HEAD_REVISION
+
+
+def test_the_packed_cache_downgrades_to_the_table_0008_had(tmp_path: Path) -> None:
+    """0009's downgrade gives back the column-per-field cache, column for column."""
+    from alembic import command
+
+    from dreamd.migrations.runner import alembic_config, upgrade
+
+    direct, back = tmp_path / "direct.db", tmp_path / "back.db"
+    upgrade(create_state_engine(direct), "0008")
+    engine = create_state_engine(back)
+    upgrade(engine, "head")
+    config = alembic_config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, "0008")
+    assert _schema(back) == _schema(direct)

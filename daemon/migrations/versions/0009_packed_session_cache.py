@@ -24,44 +24,52 @@ branch_labels = None
 depends_on = None
 
 
-def upgrade() -> None:
-    op.drop_table("session_cache")
+def _cache_table(*columns: sa.Column[object]) -> None:
+    """The session cache, keyed by tool, path and locator, with ``columns`` besides."""
     op.create_table(
         "session_cache",
         sa.Column("tool", sa.String, nullable=False),
         sa.Column("path", sa.Text, nullable=False),
         sa.Column("locator", sa.Text, nullable=False),
-        sa.Column("read_at", sa.Float, nullable=False),
-        sa.Column("info", sa.LargeBinary, nullable=False),
+        *columns,
         sa.PrimaryKeyConstraint("tool", "path", "locator", name="pk_session_cache"),
     )
 
 
-def downgrade() -> None:
+def upgrade() -> None:
     op.drop_table("session_cache")
-    op.create_table(
-        "session_cache",
-        sa.Column("tool", sa.String, nullable=False),
-        sa.Column("path", sa.Text, nullable=False),
-        sa.Column("locator", sa.Text, nullable=False),
-        sa.Column("session_id", sa.Text, nullable=False),
-        sa.Column("device", sa.Integer, nullable=False),
-        sa.Column("inode", sa.Integer, nullable=False),
-        sa.Column("size", sa.Integer, nullable=False),
-        sa.Column("mtime_ns", sa.Integer, nullable=False),
-        sa.Column("marker", sa.Text, nullable=False),
-        sa.Column("activity_at", sa.Float, nullable=True),
-        sa.Column("project", sa.Text, nullable=True),
-        sa.Column("first_message_at", sa.Float, nullable=True),
-        sa.Column("last_message_at", sa.Float, nullable=True),
-        sa.Column("messages", sa.Integer, nullable=False),
-        sa.Column("user_messages", sa.Integer, nullable=False),
-        sa.Column("revision", sa.String, nullable=True),
-        sa.Column("machine_opening", sa.Boolean, nullable=False),
-        sa.Column("human_replies", sa.Integer, nullable=False),
-        sa.Column("unresolved", sa.Text, nullable=True),
+    _cache_table(
         sa.Column("read_at", sa.Float, nullable=False),
-        sa.Column("damaged_lines", sa.Text, nullable=True),
-        sa.Column("notes", sa.Text, nullable=True),
-        sa.PrimaryKeyConstraint("tool", "path", "locator", name="pk_session_cache"),
+        sa.Column("info", sa.LargeBinary, nullable=False),
+    )
+
+
+def downgrade() -> None:
+    """The cache as 0008 had it, empty: its rows were never converted either way."""
+    op.drop_table("session_cache")
+    _cache_table(
+        *(
+            sa.Column(name, kind, nullable=nullable)
+            for name, kind, nullable in (
+                ("session_id", sa.Text, False),
+                ("device", sa.Integer, False),
+                ("inode", sa.Integer, False),
+                ("size", sa.Integer, False),
+                ("mtime_ns", sa.Integer, False),
+                ("marker", sa.Text, False),
+                ("activity_at", sa.Float, True),
+                ("project", sa.Text, True),
+                ("first_message_at", sa.Float, True),
+                ("last_message_at", sa.Float, True),
+                ("messages", sa.Integer, False),
+                ("user_messages", sa.Integer, False),
+                ("revision", sa.String, True),
+                ("machine_opening", sa.Boolean, False),
+                ("human_replies", sa.Integer, False),
+                ("unresolved", sa.Text, True),
+                ("read_at", sa.Float, False),
+                ("damaged_lines", sa.Text, True),
+                ("notes", sa.Text, True),
+            )
+        )
     )
