@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from dreamd.config import parse_config
+from dreamd.config import Settings, parse_config
 from dreamd.errors import ConfigError
 from dreamd.schedule import (
     crontab_weekdays,
@@ -75,9 +76,29 @@ def test_bad_schedules_are_refused(expression: str) -> None:
         parse_schedule(expression, UTC)
 
 
-def test_a_bad_schedule_in_the_config_names_the_key() -> None:
-    with pytest.raises(ConfigError, match=r"dream\.schedule"):
-        parse_config('[dream]\nschedule = "30 25 * * *"\n')
+def _settings(text: str) -> Settings:
+    path = Path("/home/u/.config/dreamd/config.toml")
+    return Settings(parse_config(text, path), path, Path("/home/u/.local/share/dreamd"), "m")
+
+
+def test_a_bad_schedule_in_the_config_names_the_file_and_the_key() -> None:
+    """The configuration parses (a command that schedules nothing never asks); the trigger
+    and the check refuse it, naming the file and the key."""
+    settings = _settings('[dream]\nschedule = "30 25 * * *"\n')
+    expected = r"^/home/u/\.config/dreamd/config\.toml: dream\.schedule: not a cron schedule: "
+    with pytest.raises(ConfigError, match=expected):
+        settings.check_schedules()
+    with pytest.raises(ConfigError, match=expected):
+        settings.trigger("dream", BERLIN)
+    assert settings.trigger("collect", BERLIN).get_next_fire_time(None, MONDAY) == datetime(
+        2026, 12, 1, 2, 30, tzinfo=BERLIN
+    )
+
+
+def test_a_trigger_keeps_the_jitter_it_is_given() -> None:
+    settings = _settings('[collect]\nschedule = "0 4 * * *"\n')
+    assert settings.trigger("collect", UTC, 90).jitter == 90
+    assert settings.trigger("collect", UTC).jitter is None
 
 
 def test_missed_only_when_installed_before_the_fire_time_and_no_run_since() -> None:
