@@ -26,11 +26,10 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dreamd.collect.collector import CollectResult
 from dreamd.collect.cursorstate import Window as CursorWindow
-from dreamd.collect.heuristic import HEURISTIC
-from dreamd.collect.llm import LlmExtractor, build_extractor
 from dreamd.collect.missingfacts import FILE_NAME as MISSING_FACTS_FILE
 from dreamd.collect.missingfacts import facts_for, load_missing_facts, still_missing
 from dreamd.collect.pipeline import Extractor, SessionInfo, run_window
@@ -40,6 +39,9 @@ from dreamd.config import Config
 from dreamd.logs import get_logger
 from dreamd.readers import Conversation
 from dreamd.stores import KnownMemory, MemoryItem, Store, project_memories
+
+if TYPE_CHECKING:
+    from dreamd.collect.llm import LlmExtractor
 
 __all__ = [
     "MAX_FACT_LOOKUP",
@@ -96,18 +98,24 @@ def cap_reached(used: int, cap: int) -> bool:
 
 
 class ExtractionRun:
-    """One run's extractor, with its token cap and per-session accounting."""
+    """One run's extractor, with its token cap and per-session accounting.
+
+    ``extractor`` None is the heuristic, loaded with the first window: its rules
+    compile a few hundred patterns, which a collect with nothing to collect never
+    needs (nor the LLM package, the secret filter's patterns with it).
+    """
 
     def __init__(
         self,
-        extractor: Extractor,
+        extractor: Extractor | None,
         *,
         machine: str,
         collected: date,
         max_tokens: int = 0,
         window_messages: int = 30,
     ) -> None:
-        self.extractor = extractor
+        self._extractor = extractor
+        self._heuristic = extractor is None  # made on first use, never a model
         self.machine = machine
         self.collected = collected
         self.max_tokens = max_tokens
@@ -133,8 +141,10 @@ class ExtractionRun:
         path: Path | None = None,
     ) -> ExtractionRun:
         """The run for ``collect.extractor``; raises ``ConfigError`` before anything runs."""
-        extractor: Extractor = HEURISTIC
+        extractor: Extractor | None = None  # the heuristic, with the first window
         if config.collect.extractor != "heuristic":
+            from dreamd.collect.llm import build_extractor
+
             extractor = build_extractor(config, env, path)
         return cls(
             extractor,
@@ -161,6 +171,23 @@ class ExtractionRun:
             return still_missing(wanted, held | self._found)
 
         self.missing_for = missing_for
+
+    @property
+    def extractor(self) -> Extractor:
+        """The backend, made on first use when it is the heuristic."""
+        if self._extractor is None:
+            from dreamd.collect.heuristic import HEURISTIC
+
+            self._extractor = HEURISTIC
+        return self._extractor
+
+    def _model(self) -> LlmExtractor | None:
+        """The LLM extractor, when the run has one (never for the heuristic)."""
+        if self._heuristic or self._extractor is None:
+            return None
+        from dreamd.collect.llm import LlmExtractor
+
+        return self._extractor if isinstance(self._extractor, LlmExtractor) else None
 
     def _session(self, conversation: Conversation) -> SessionInfo:
         return SessionInfo.of(conversation, machine=self.machine, collected=self.collected)
@@ -211,12 +238,13 @@ class ExtractionRun:
 
     def _know(self, session: SessionInfo, conversation: Conversation) -> None:
         """Give the LLM extractor the project's stored memories, once per session."""
-        if not isinstance(self.extractor, LlmExtractor) or self.known_for is None:
+        model = self._model()
+        if model is None or self.known_for is None:
             return
         if session.source in self._known:
             return
         self._known.add(session.source)
-        self.extractor.know(session.source, self.known_for(conversation))
+        model.know(session.source, self.known_for(conversation))
 
     def _spent(self, conversation: Conversation, before: int) -> None:
         spent = self.extractor.tokens_used - before
@@ -225,18 +253,21 @@ class ExtractionRun:
 
     def finish(self, result: CollectResult) -> None:
         """Add the tokens spent and what the extractor dropped to the run's result."""
-        result.tokens = self.extractor.tokens_used
+        result.tokens = self._extractor.tokens_used if self._extractor is not None else 0
         result.tokens_by_session = dict(self.tokens_by_session)
         result.blocked.extend(self.pending)
         result.dropped_low_confidence += self.dropped_low_confidence
-        if isinstance(self.extractor, LlmExtractor):
-            result.dropped_secrets += self.extractor.dropped_secrets
+        model = self._model()
+        if model is not None:
+            result.dropped_secrets += model.dropped_secrets
 
     def shortened(self) -> list[str]:
         """Requests that left a window's oldest messages out to fit the model's context."""
-        return list(self.extractor.shortened) if isinstance(self.extractor, LlmExtractor) else []
+        model = self._model()
+        return list(model.shortened) if model is not None else []
 
     def close(self) -> None:
         """Release the model backend, if any."""
-        if isinstance(self.extractor, LlmExtractor):
-            self.extractor.close()
+        model = self._model()
+        if model is not None:
+            model.close()

@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from dreamd.collect.llm.records import item_name
 from dreamd.errors import StateError
 from dreamd.fswrite import atomic_write
 from dreamd.runlog import SCHEMA
@@ -144,6 +143,8 @@ def facts_for(facts: MissingFacts, project: str | None) -> list[str]:
 
 def fact_item_name(fact_label: str) -> str:
     """The name the facts stage gives the item stating ``fact_label``."""
+    from dreamd.collect.llm.records import item_name  # the LLM package: only with a list
+
     return item_name("Fact", fact_label)
 
 

@@ -37,13 +37,14 @@ from dreamd.lock import pipeline_lock
 from dreamd.logs import get_logger
 from dreamd.readers import Conversation
 from dreamd.runrecord import RunRecord, recorded_run
-from dreamd.secrets import filter_item
 from dreamd.statedb import StateDB
-from dreamd.stores import Store
+from dreamd.stores import MemoryItem, Store
 from dreamd.stores.registry import StoreContext
 
 if TYPE_CHECKING:
     from apscheduler.triggers.cron import CronTrigger
+
+    from dreamd.secrets import FilterResult
 
 __all__ = ["collect_job"]
 
@@ -135,7 +136,7 @@ def _collect_pass(
         plans_dir=settings.data_dir / "plans",
         extract=extraction.window,
         extract_session=extraction.session,
-        filter_item=filter_item,
+        filter_item=_filter_item,
         stores_for=stores_for,
     )
     extraction.finish(result)
@@ -188,6 +189,13 @@ def _either(first: Callable[[], bool], second: Callable[[], bool]) -> Callable[[
         return second() or asked
 
     return stop
+
+
+def _filter_item(item: MemoryItem) -> FilterResult:
+    """``dreamd.secrets.filter_item``, whose patterns load with the first item to plant."""
+    from dreamd.secrets import filter_item
+
+    return filter_item(item)
 
 
 def _local_zone() -> tzinfo:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.core.test_catalog import write_claude
 from tests.process import modules_loaded, run_dreamd
 from tests.service.daemon import write_config
 
@@ -58,6 +59,37 @@ def test_listing_sources_loads_neither_the_scheduler_nor_structlog(used_home: Pa
     modules = modules_loaded(used_home, "sources", "list", "--json")
     assert "dreamd.catalog" in modules
     assert loaded(modules, ("apscheduler", "structlog", "asyncio")) == set()
+
+
+#: The extraction rules and what only an item to plant needs: a few hundred patterns.
+EXTRACTION = (
+    "dreamd.collect.heuristic",
+    "dreamd.collect.llm",
+    "dreamd.secrets",
+    "dreamd.collect.bans",
+)
+
+
+def test_a_collect_with_nothing_to_collect_compiles_no_extraction_rule(used_home: Path) -> None:
+    """With every session taken care of, a collect scans and plants nothing: neither the
+    heuristic's rules, the LLM package nor the secret filter's patterns are imported."""
+    modules = modules_loaded(used_home, "collect")
+    assert "dreamd.collect.collector" in modules
+    assert loaded(modules, EXTRACTION) == set()
+
+
+def test_a_collect_that_extracts_loads_the_heuristic_with_its_first_window(
+    isolated_home: Path,
+) -> None:
+    """A session waiting: its window goes through the heuristic, loaded then (the LLM
+    package is still not needed)."""
+    write_config(isolated_home, '[collect]\nstores = ["claude-memory"]\n')
+    write_claude(isolated_home, "s1", ["Use uv for installs here.", "Why?", "Because it is fast."])
+    modules = modules_loaded(isolated_home, "collect")
+    assert "dreamd.collect.heuristic" in modules
+    assert loaded(modules, ("dreamd.collect.llm",)) == set()
+    done = run_dreamd(isolated_home, "sources", "list", "--json")
+    assert [row["status"] for row in json.loads(done.stdout)] == ["resolved"]
 
 
 def test_the_idle_service_loads_no_job_until_one_runs(isolated_home: Path) -> None:
