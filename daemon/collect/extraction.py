@@ -183,7 +183,7 @@ class ExtractionRun:
 
     def _model(self) -> LlmExtractor | None:
         """The LLM extractor, when the run has one (never for the heuristic)."""
-        if self._heuristic or self._extractor is None:
+        if self._heuristic:
             return None
         from dreamd.collect.llm import LlmExtractor
 
