@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 from datetime import date
@@ -87,6 +88,29 @@ class TestOneFolderAtATime:
         by_path = {d.path: d for d in report.directories}
         assert by_path[str(broken)].refused == "could not dream this folder: disk on fire"
         assert by_path[str(sound)].refused is None and by_path[str(sound)].index.rebuilt
+
+    def test_the_cycle_collector_is_paused_for_each_folder_and_back_on_after(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Off while a folder is inventoried (even one that fails), on between folders."""
+        broken = folder_with_work(tmp_path / "a-broken")
+        sound = folder_with_work(tmp_path / "b-sound")
+        real = folderrun.load_folder
+        seen: list[bool] = []
+
+        def load(path: Path, repo: Path | None):  # type: ignore[no-untyped-def]
+            seen.append(gc.isenabled())
+            if path == broken:
+                raise RuntimeError("disk on fire")
+            return real(path, repo)
+
+        monkeypatch.setattr(folderrun, "load_folder", load)
+        request = DreamRequest("dry-run", NOW, 17408, only=(broken, sound))
+        assert gc.isenabled()
+        report = run_dream(request, env={}, home=tmp_path, state_dir=tmp_path / "s", sessions=[])
+        assert gc.isenabled()
+        assert seen and not any(seen)
+        assert [d.refused is None for d in report.directories] == [False, True]
 
     @pytest.mark.parametrize("cwd", ["/", "~", "/" + "x" * 5000, "/no/such/dir"])
     def test_a_session_cwd_that_is_no_repository(self, tmp_path: Path, cwd: str) -> None:
