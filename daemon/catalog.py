@@ -28,6 +28,7 @@ from dreamd.readers import (
     SessionRef,
     Unresolved,
 )
+from dreamd.readpool import summaries
 from dreamd.sessioninfo import SessionInfo, from_unresolved, summarize, summarize_digest
 from dreamd.statedb import CacheKey, StateDB
 
@@ -133,10 +134,15 @@ class Catalog:
         state: StateDB,
         source_roots: Mapping[str, Collection[Path]],
         readers: Mapping[str, Reader] = READERS,
+        *,
+        workers: int | None = None,
     ) -> None:
         self.state = state
         self.source_roots = source_roots
         self.readers = readers
+        #: Worker processes a scan reads with (``dreamd.readpool.summaries``): None picks
+        #: by the batch, the cores and the threads; 0 reads every session in this process.
+        self.workers = workers
         self._index: dict[CacheKey, SessionInfo] | None = None
         self._last: dict[str, list[SessionInfo]] = {}
         #: The refs the last scan of each tool found: what ``read`` tries first (filed by
@@ -274,8 +280,8 @@ class Catalog:
     ) -> list[SessionInfo]:
         infos: list[SessionInfo] = []
         pending: list[SessionInfo] = []
-        for done, ref in enumerate(refs, start=1):
-            info = summarize_safely(self.readers[ref.tool], ref)
+        read = summaries(self.readers, refs, summarize_safely, workers=self.workers)
+        for done, info in enumerate(read, start=1):
             infos.append(info)
             if info.unresolved is None:
                 pending.append(info)
