@@ -192,6 +192,27 @@ def test_reports_past_the_retention_are_pruned(tmp_path: Path) -> None:
     assert not old.exists() and new.exists()
 
 
+def test_a_report_that_does_not_read_back_as_written_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write that lands other bytes (a full disk, a filesystem that lies) is an error,
+    even when the bytes decode to the same document."""
+    from dreamd import runlog
+    from dreamd.errors import StateError
+
+    real = runlog.atomic_write
+
+    def reformatted(path: Path, data: bytes, **kwargs: object) -> None:
+        real(path, data.replace(b",", b", "), **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(runlog, "atomic_write", reformatted)
+    with pytest.raises(StateError, match="did not read back as written"):
+        runlog.save_report(tmp_path, "dream", "r1", {"run_id": "r1", "files": [1, 2]})
+    monkeypatch.setattr(runlog, "atomic_write", real)
+    kept = runlog.save_report(tmp_path, "dream", "r2", {"run_id": "r2", "files": [1, 2]})
+    assert kept.read_bytes() == b'{"run_id":"r2","files":[1,2]}'
+
+
 def test_an_applied_proposal_reports_the_files_it_trashed(
     isolated_home: Path,
     repo_memory: Path,  # noqa: F811  (the fixture)
