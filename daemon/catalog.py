@@ -9,6 +9,7 @@ back as unresolved entries and are not cached: they are retried next time.
 
 from __future__ import annotations
 
+import sys
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
@@ -136,10 +137,15 @@ class Catalog:
         readers: Mapping[str, Reader] = READERS,
         *,
         workers: int | None = None,
+        share_strings: bool = False,
     ) -> None:
         self.state = state
         self.source_roots = source_roots
         self.readers = readers
+        #: Whether a session loaded from the state DB takes the walk's strings and file
+        #: version in place of its own equal copies when its file is found unchanged (the
+        #: service, which keeps both for days; a one-shot command would only pay for it).
+        self.share_strings = share_strings
         #: Worker processes a scan reads with (``dreamd.readpool.summaries``): None picks
         #: by the batch, the cores and the threads; 0 reads every session in this process.
         self.workers = workers
@@ -256,6 +262,7 @@ class Catalog:
         """Sort what ``tool``'s reader found into cached (unchanged) and to be read (new or
         changed); ``seen`` collects the keys found, first finding kept."""
         cache = self._index or {}
+        share = self.share_strings
         # Once per file on every rescan: kept lean, the bound methods looked up once.
         lookup, keep, note = cache.get, sessions.append, seen.setdefault
         remember = self._found.setdefault(tool, []).append
@@ -271,6 +278,8 @@ class Catalog:
             if cached is not None and (
                 cached.file_version == found.file_version or _still_valid(cached, found)
             ):
+                if share and cached.path is not found.location:
+                    cached = cache[key] = _sharing(cached, found)
                 keep(cached)
             else:
                 to_read.append(found)
@@ -344,6 +353,26 @@ def _file_by_name(found: list[SessionRef]) -> dict[str, list[SessionRef]]:
         for name in (ref.session_id, *ref.aliases):
             refs.setdefault(name, []).append(ref)
     return refs
+
+
+def _sharing(cached: SessionInfo, ref: SessionRef) -> SessionInfo:
+    """``cached`` holding ``ref``'s equal strings (and file version) instead of its own.
+
+    Key equality makes the tool, path and locator equal; the session id and
+    the file version are taken only where they are equal too. The project is
+    interned: the sessions of one project share one copy of its path.
+    """
+    project = cached.project
+    return SessionInfo(
+        ref.tool,
+        ref.session_id if ref.session_id == cached.session_id else cached.session_id,
+        ref.location,
+        ref.locator,
+        ref.file_version if ref.file_version == cached.file_version else cached.file_version,
+        cached.activity_at,
+        sys.intern(project) if project is not None else None,
+        *cached[7:],
+    )
 
 
 def _newest(refs: list[SessionRef]) -> SessionRef:

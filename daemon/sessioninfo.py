@@ -12,6 +12,7 @@ machine-generated, and how many substantive human replies follow it.
 from __future__ import annotations
 
 import re
+import sys
 from datetime import datetime
 from typing import NamedTuple
 
@@ -83,7 +84,7 @@ def summarize_digest(digest: Digest) -> SessionInfo:
         locator=ref.locator,
         file_version=ref.file_version,
         activity_at=ref.activity_at,
-        project=digest.project,
+        project=sys.intern(digest.project) if digest.project else digest.project,  # shared
         first_message_at=digest.first_message_at,  # ``Conversation.first_message_at``
         last_message_at=digest.last_message_at,
         messages=digest.messages,

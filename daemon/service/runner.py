@@ -110,7 +110,7 @@ class Service:
         self.stop_requested = threading.Event()
         self.notifier = Notifier.from_env(env)
         self.heartbeat = Heartbeat()  # the running job's progress, for systemd
-        self.catalog = Catalog(state, settings.source_roots, settings.readers)
+        self.catalog = Catalog(state, settings.source_roots, settings.readers, share_strings=True)
         self.context = JobContext(
             settings,
             state,

@@ -323,3 +323,32 @@ def test_a_read_leaves_the_cycle_collector_as_it_found_it(
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_a_service_catalog_shares_the_walk_s_strings_with_the_sessions_it_loads(
+    state: StateDB, isolated_home: Path
+) -> None:
+    """Sessions loaded from the state DB hold the walk's equal path, id and file version,
+    and one copy of each project's path, instead of copies of their own (the service
+    keeps both for days); their values are those a catalog that shares nothing loads."""
+    for index in range(3):
+        write_claude(isolated_home, f"s{index}", ["hi", "there"])
+    roots = {"claude-code": (isolated_home / ".claude" / "projects",)}
+    Catalog(state, roots).scan()  # read and cached
+    plain_catalog = Catalog(state, roots)
+    plain = plain_catalog.scan().sessions
+    plain_refs = {ref.location: ref for ref in plain_catalog._found["claude-code"]}
+    assert not any(info.path is plain_refs[info.path].location for info in plain)  # copies
+    sharing = Catalog(state, roots, share_strings=True)
+    shared = sharing.scan().sessions
+    assert sorted(shared) == sorted(plain)
+    refs = {ref.location: ref for ref in sharing._found["claude-code"]}
+    for info in shared:
+        ref = refs[info.path]
+        assert info.path is ref.location and info.session_id is ref.session_id
+        assert info.file_version is ref.file_version
+    assert shared[0].project is shared[1].project is shared[2].project
+    write_claude(isolated_home, "s1", ["hi", "there", "and more"])  # changed since
+    again = {info.session_id: info for info in sharing.scan().sessions}
+    assert again["s1"].messages == 6  # read afresh, never a shared stale copy
+    assert again["s0"] is next(info for info in shared if info.session_id == "s0")
