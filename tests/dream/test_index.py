@@ -738,3 +738,44 @@ def test_restructure_alone_leaves_the_budget_to_its_step() -> None:
         f"# M\n\n- [A](a.md) — {long_hook}\n", None, [memory("a.md")], folder_title="m"
     )
     assert shaped.index.entries[0].hook == long_hook
+
+
+# --- the common entry line's shortcut parses as the general parser does -------------------
+
+_BULLETS = st.sampled_from(["- ", "* ", "+ ", "1. ", "12) ", "  - ", "\t* ", "-", "- **", "-  "])
+_LABEL = st.text(alphabet="Ab 1_-![]\\*é", max_size=8)
+_TARGET = st.builds(
+    lambda stem, ext: stem + ext,
+    st.text(alphabet="ab_-1./%#?()<> \\", max_size=8),
+    st.sampled_from([".md", ".MD", ".txt", "", ".md#part", ".md \"title\""]),
+)
+_REST = st.text(alphabet="ab :\u2014\u2013-[]()\\>#*.md\t", max_size=16)
+
+
+@given(bullet=_BULLETS, label=_LABEL, target=_TARGET, rest=_REST, first=st.booleans())
+@settings(max_examples=3000, deadline=None)
+def test_the_plain_entry_shortcut_parses_every_line_as_the_general_parser(
+    bullet: str, label: str, target: str, rest: str, first: bool
+) -> None:
+    from dreamd.dream.folder.indexfile import _parse_any_line, _parse_line
+
+    text = f"{bullet}[{label}]({target}){rest}"
+    assert _parse_line(text, first) == _parse_any_line(text, first)
+
+
+def test_the_plain_entry_shortcut_agrees_on_every_real_index_line() -> None:
+    """Every line of the fixture folders' indexes and archives, both ways; most take it."""
+    from dreamd.dream.folder.indexfile import _PLAIN_ENTRY, _parse_any_line, _parse_line
+
+    folder = SHARED_FIXTURES / "memory"
+    if not folder.is_dir():
+        pytest.skip("the shared fixtures are not here")
+    lines = [
+        line
+        for path in sorted(folder.rglob("MEMORY*.md"))
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines()
+    ]
+    assert lines
+    for line in lines:
+        assert _parse_line(line, False) == _parse_any_line(line, False), line
+    assert sum(1 for line in lines if _PLAIN_ENTRY.fullmatch(line)) > 20
