@@ -747,7 +747,7 @@ _LABEL = st.text(alphabet="Ab 1_-![]\\*é", max_size=8)
 _TARGET = st.builds(
     lambda stem, ext: stem + ext,
     st.text(alphabet="ab_-1./%#?()<> \\", max_size=8),
-    st.sampled_from([".md", ".MD", ".txt", "", ".md#part", ".md \"title\""]),
+    st.sampled_from([".md", ".MD", ".txt", "", ".md#part", '.md "title"']),
 )
 _REST = st.text(alphabet="ab :\u2014\u2013-[]()\\>#*.md\t", max_size=16)
 
