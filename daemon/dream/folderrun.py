@@ -38,7 +38,6 @@ from dreamd.dream.plan import FolderPlan, plan_folder
 from dreamd.dream.preflight import preflight
 from dreamd.dream.report import FolderReport, IndexSummary
 from dreamd.dream.runinventory import layers_changed, read_only_bytes, record_inventory
-from dreamd.gcpause import collector_paused
 from dreamd.logs import get_logger
 
 __all__ = [
@@ -112,15 +111,9 @@ def failed_report(path: Path, repo: Path | None, reason: str) -> FolderReport:
 
 
 def dream_folder(target: FolderTarget, run: FolderRun) -> FolderReport:
-    """One folder's dream; any failure is this folder's own, reported, never the run's.
-
-    The cycle collector is paused over it: the inventory, checks and index of
-    ten thousand memory files are some hundred thousand acyclic objects, and the
-    full collections their allocations trigger cost a sixth of the dream.
-    """
+    """One folder's dream; any failure is this folder's own, reported, never the run's."""
     try:
-        with collector_paused():
-            return _dream(target, run)
+        return _dream(target, run)
     except Exception as error:  # one odd folder must not stop the others (issue 15, 3)
         log.exception("dream.folder.failed", folder=str(target.path))
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__

@@ -24,6 +24,7 @@ from dreamd.dream.report import RunReport, to_json
 from dreamd.dream.stores import GatedStore, gate_stores, undo_stores
 from dreamd.dream.stores import undo_conflicts as store_undo_conflicts
 from dreamd.errors import NotFound, Refused
+from dreamd.gcpause import collector_paused
 from dreamd.logs import get_logger
 from dreamd.runrecord import recorded_run
 from dreamd.statedb import StateDB
@@ -50,10 +51,19 @@ def dream_job(
     home: Path,
     stores: Sequence[GatedStore] = (),
 ) -> DreamOutcome:
-    """One recorded dream run: the memory folders, then the configured ``stores``."""
-    with recorded_run(
-        state, request.run_id, "dream", request.mode, request.now, data_dir=state_dir
-    ) as record:
+    """One recorded dream run: the memory folders, then the configured ``stores``.
+
+    The cycle collector is paused over the run: the session cache, a folder's
+    inventory, checks and index, and the report of ten thousand memory files
+    are some hundred thousand acyclic objects, and the full collections their
+    allocations trigger cost a fifth of the dream.
+    """
+    with (
+        collector_paused(),
+        recorded_run(
+            state, request.run_id, "dream", request.mode, request.now, data_dir=state_dir
+        ) as record,
+    ):
         sessions = [
             (info.path, info.project, info.activity_at.timestamp() if info.activity_at else None)
             for info in state.load_session_cache().values()

@@ -89,28 +89,41 @@ class TestOneFolderAtATime:
         assert by_path[str(broken)].refused == "could not dream this folder: disk on fire"
         assert by_path[str(sound)].refused is None and by_path[str(sound)].index.rebuilt
 
-    def test_the_cycle_collector_is_paused_for_each_folder_and_back_on_after(
+    def test_the_cycle_collector_is_paused_over_a_dream_run_and_back_on_after(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        """Off while a folder is inventoried (even one that fails), on between folders."""
+        """Off while each folder is inventoried (one that fails too) and while the report
+        is built; on again once the run is recorded."""
+        from dreamd.dream import run as dreamrun
+        from dreamd.statedb import open_state
+
         broken = folder_with_work(tmp_path / "a-broken")
         sound = folder_with_work(tmp_path / "b-sound")
-        real = folderrun.load_folder
+        real_load, real_json = folderrun.load_folder, dreamrun.to_json
         seen: list[bool] = []
 
         def load(path: Path, repo: Path | None):  # type: ignore[no-untyped-def]
             seen.append(gc.isenabled())
             if path == broken:
                 raise RuntimeError("disk on fire")
-            return real(path, repo)
+            return real_load(path, repo)
+
+        def to_json(report):  # type: ignore[no-untyped-def]
+            seen.append(gc.isenabled())
+            return real_json(report)
 
         monkeypatch.setattr(folderrun, "load_folder", load)
+        monkeypatch.setattr(dreamrun, "to_json", to_json)
         request = DreamRequest("dry-run", NOW, 17408, only=(broken, sound))
+        state = open_state(tmp_path / "state" / "state.db")
         assert gc.isenabled()
-        report = run_dream(request, env={}, home=tmp_path, state_dir=tmp_path / "s", sessions=[])
+        outcome = dreamrun.dream_job(
+            request, state=state, state_dir=tmp_path / "s", env={}, home=tmp_path
+        )
         assert gc.isenabled()
-        assert seen and not any(seen)
-        assert [d.refused is None for d in report.directories] == [False, True]
+        assert len(seen) == 3 and not any(seen)
+        assert [d.refused is None for d in outcome.report.directories] == [False, True]
+        assert state.runs("dream", limit=1)[0].outcome == "refused"  # recorded all the same
 
     @pytest.mark.parametrize("cwd", ["/", "~", "/" + "x" * 5000, "/no/such/dir"])
     def test_a_session_cwd_that_is_no_repository(self, tmp_path: Path, cwd: str) -> None:
