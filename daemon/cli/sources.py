@@ -75,8 +75,10 @@ def sources_show(session: str, as_json: bool, config_path: Path | None) -> None:
     if tool not in TOOLS:
         raise click.BadParameter(f"unknown tool {tool!r} (known: {', '.join(TOOLS)})")
     settings, state = open_settings(config_path)
-    conversation = Catalog(state, settings.source_roots, settings.readers).read(tool, session_id)
-    if as_json:
-        click.echo(dump_json(conversation_json(conversation)))
-    else:
-        click.echo(conversation_text(conversation), nl=False)
+    with collector_paused():  # the messages of a 50 MB transcript and their rows: no cycle
+        catalog = Catalog(state, settings.source_roots, settings.readers)
+        conversation = catalog.read(tool, session_id)
+        if as_json:
+            click.echo(dump_json(conversation_json(conversation)))
+        else:
+            click.echo(conversation_text(conversation), nl=False)
