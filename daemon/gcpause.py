@@ -14,7 +14,7 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["collector_paused"]
+__all__ = ["collector_paused", "objects_frozen"]
 
 
 @contextmanager
@@ -27,3 +27,31 @@ def collector_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+#: How many ``objects_frozen`` blocks are open: only the outermost one unfreezes.
+_frozen_depth = 0
+
+
+@contextmanager
+def objects_frozen() -> Iterator[None]:
+    """Every object alive now left out of the collections triggered inside the block.
+
+    Once a collect has scanned and selected, the heap holds ten thousand
+    sessions' metadata and decisions; every full collection the extraction and
+    the planting trigger would walk them all again, a cost that grows with the
+    backlog, not with the work. Frozen, they are skipped: the cyclic garbage
+    the block makes is still collected (unlike ``collector_paused``, fit for
+    work that may run long), and the frozen objects are collected as usual
+    once the outermost block ends.
+    """
+    global _frozen_depth
+    if _frozen_depth == 0:
+        gc.freeze()
+    _frozen_depth += 1
+    try:
+        yield
+    finally:
+        _frozen_depth -= 1
+        if _frozen_depth == 0:
+            gc.unfreeze()

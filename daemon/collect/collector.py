@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -60,7 +61,7 @@ from dreamd.collect.reopen import resume_open_window
 from dreamd.collect.signals import StopCollecting, WindowPending
 from dreamd.collect.skipped import record_own_runs, record_trivial
 from dreamd.fswrite import CrashPoint
-from dreamd.gcpause import collector_paused
+from dreamd.gcpause import collector_paused, objects_frozen
 from dreamd.logs import get_logger
 from dreamd.progress import NO_PROGRESS, JobProgress, counter
 from dreamd.readers import Conversation, Message
@@ -210,13 +211,17 @@ def collect(
     cursors = CursorStore(state, request.machine)
     run = _Pass(request, cursors, catalog, plans_dir, extract, filter_item, extract_session)
     result = run.result
-    with collector_paused():  # 10,000 sessions' metadata and decisions: nothing cyclic
-        selection = _scan_and_select(request, state, catalog, cursors, result)
-    for number, decision in enumerate(selection.selected, start=1):
-        run.position = (number, len(selection.selected))
-        if run.stopping():
-            break
-        _take(run, decision.session, stores_for)
+    with ExitStack() as frozen:
+        with collector_paused():  # 10,000 sessions' metadata and decisions: nothing cyclic
+            selection = _scan_and_select(request, state, catalog, cursors, result)
+            # ... which no collection need walk while the sessions are collected: frozen
+            # before the collector runs again, so not even its first collection walks them.
+            frozen.enter_context(objects_frozen())
+        for number, decision in enumerate(selection.selected, start=1):
+            run.position = (number, len(selection.selected))
+            if run.stopping():
+                break
+            _take(run, decision.session, stores_for)
     return result
 
 

@@ -59,3 +59,53 @@ def test_showing_a_session_renders_it_with_the_collector_paused(isolated_home: P
         isolated_home, "sources", "show", "claude-code:s1", "--json", code=_RENDER_PROBE
     )
     assert seen == {"paused", "on after"}
+
+
+def test_objects_frozen_leaves_the_objects_out_and_only_the_outermost_block_thaws() -> None:
+    from dreamd.gcpause import objects_frozen
+
+    assert gc.get_freeze_count() == 0
+    kept = [object() for _ in range(10)]
+    with objects_frozen():
+        assert gc.get_freeze_count() >= len(kept)
+        with objects_frozen():
+            pass
+        assert gc.get_freeze_count() >= len(kept)  # the inner block did not thaw them
+        cycle: list[object] = []
+        cycle.append(cycle)
+        del cycle
+        assert gc.collect() >= 1  # garbage made inside is still collected
+    assert gc.get_freeze_count() == 0
+    with pytest.raises(RuntimeError), objects_frozen():
+        raise RuntimeError("an extraction that fails")
+    assert gc.get_freeze_count() == 0
+
+
+#: Runs ``dreamd collect`` with each selected session's collection spied on: how many
+#: objects were frozen meanwhile, and after the command, on the last stderr line.
+_TAKE_PROBE = """
+import gc, json, sys
+import dreamd.collect.collector as collector
+seen = []
+real = collector._take
+def spy(*args):
+    seen.append("frozen" if gc.get_freeze_count() > 1000 else "walked")
+    return real(*args)
+collector._take = spy
+from dreamd.cli import main
+try:
+    main()
+except SystemExit:
+    pass
+seen.append("thawed after" if gc.get_freeze_count() == 0 else "frozen after")
+print(json.dumps(seen), file=sys.stderr)
+"""
+
+
+def test_a_collect_freezes_what_it_selected_from_while_it_collects(isolated_home: Path) -> None:
+    """The sessions scanned and the decisions made are left out of the collections the
+    extraction triggers (their cost would grow with the backlog), and thawed after."""
+    for index in range(2):
+        write_claude(isolated_home, f"s{index}", ["please fix the build", "it fails on main"])
+    seen = modules_loaded(isolated_home, "collect", code=_TAKE_PROBE)
+    assert seen == {"frozen", "thawed after"}
