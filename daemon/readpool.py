@@ -94,7 +94,9 @@ def summaries(
 
 
 class _PoolFailed(Exception):
-    """The worker pool broke (a worker died, no process could be forked)."""
+    """The worker pool broke (a worker died or raised, no process could be forked); the
+    refs it did not return are read in this process, where any failure is the one a
+    serial read would meet."""
 
 
 def _in_workers(
@@ -119,14 +121,19 @@ def _in_workers(
         _WORK = None
         raise _PoolFailed("the worker processes could not be started") from error
     try:
-        results = pool.map(_summarize_chunk, chunks)
+        try:
+            results = pool.map(_summarize_chunk, chunks)  # forks the workers
+        except OSError as error:
+            raise _PoolFailed("the worker processes could not be started") from error
         while True:
             try:
                 chunk = next(results)
             except StopIteration:
                 return
-            except (BrokenProcessPool, OSError) as error:
+            except BrokenProcessPool as error:
                 raise _PoolFailed("a worker process ended before its sessions were read") from error
+            except Exception as error:  # what a worker raised: here it is what it would be
+                raise _PoolFailed("a worker failed to summarize its sessions") from error
             yield chunk
     finally:
         _WORK = None

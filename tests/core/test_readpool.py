@@ -102,6 +102,24 @@ class TestSummaries:
         assert got == serial(refs)
         assert os.getpid() in pids(marks)  # the rest was read here
 
+    def test_a_worker_that_raises_leaves_its_sessions_to_this_process(
+        self, sessions: tuple[Path, list[SessionRef]], marks: Path
+    ) -> None:
+        """Not a reader's error (those become unresolved sessions) but the summary's own:
+        the chunk is read again here, where it succeeds or fails as a serial read would."""
+        _, refs = sessions
+        parent = os.getpid()
+
+        def summarize(reader: Reader, ref: SessionRef) -> SessionInfo:
+            (marks / str(os.getpid())).touch()
+            if os.getpid() != parent and ref.session_id == refs[2].session_id:
+                raise MemoryError("a worker out of memory")
+            return summarize_safely(reader, ref)
+
+        got = list(summaries(READERS, refs, summarize, workers=2))
+        assert got == serial(refs)
+        assert parent in pids(marks)
+
     def test_a_second_thread_keeps_the_reads_in_this_process(
         self, sessions: tuple[Path, list[SessionRef]], marks: Path
     ) -> None:
