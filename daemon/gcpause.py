@@ -6,6 +6,10 @@ decides on each (named tuples, datetimes and decisions, none of them
 cyclic). Every full collection the allocations trigger walks all of them and
 the imported code besides, for nothing (about 30 % of reading a large
 transcript). Whatever is cyclic is collected once the block ends.
+
+Work that may run long and may make cyclic garbage (a collect's extraction
+and planting) instead freezes what is alive before it (``objects_frozen``):
+the collections it triggers skip those objects but still collect its own.
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ def dream_job(
     The cycle collector is paused over the run: the session cache, a folder's
     inventory, checks and index, and the report of ten thousand memory files
     are some hundred thousand acyclic objects, and the full collections their
-    allocations trigger cost a fifth of the dream.
+    allocations trigger cost a sixth of the dream.
     """
     with (
         collector_paused(),
