@@ -297,9 +297,8 @@ def run_fields(
 ) -> dict[str, Any]:
     """The report's ``budget`` (used, limits, what ended the run) and ``drain`` sections."""
     decisions = result.selection.decisions if result.selection else ()
-    reached = set(result.taken)
-    selectable = [d for d in decisions if d.status in SELECTABLE]
-    deferred = [d.reason for d in selectable if d.session.key not in reached]
+    selectable = sum(1 for d in decisions if d.status in SELECTABLE)
+    deferred = [d.reason for d in result.deferred()]
     tokens_exhausted = budget.tokens > 0 and result.tokens >= budget.tokens
     ended = ended_by(
         stopped=result.stopped,
@@ -307,11 +306,11 @@ def run_fields(
         tokens_exhausted=tokens_exhausted,
         deferred_reasons=deferred,
     )
-    remaining = max(0, len(selectable) - len(result.resolved))
+    remaining = max(0, selectable - len(result.resolved))
     drain = drain_estimate(remaining, len(result.resolved), trigger, now)
     return {
         "budget": {
-            "sessions": len(reached),
+            "sessions": len(set(result.taken)),
             "max": budget.sessions,
             "ended_by": ended,
             "elapsed_seconds": round(deadline.elapsed(), 1),

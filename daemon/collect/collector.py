@@ -65,7 +65,7 @@ from dreamd.gcpause import collector_paused, objects_frozen
 from dreamd.logs import get_logger
 from dreamd.progress import NO_PROGRESS, JobProgress, counter
 from dreamd.readers import Conversation, Message
-from dreamd.selection import Selection, SelectionPolicy, damage_note, select
+from dreamd.selection import SELECTABLE, Decision, Selection, SelectionPolicy, damage_note, select
 from dreamd.sessioninfo import SessionInfo
 from dreamd.statedb import QuarantinedPlan, StateDB
 from dreamd.stores import MemoryItem, Store
@@ -138,6 +138,22 @@ class CollectResult:
     quarantined: list[QuarantinedPlan] = field(default_factory=list)  # plans set aside
     pending_stores: list[dict[str, str]] = field(default_factory=list)  # session, store, reason
     reconciled: list[str] = field(default_factory=list)  # stale plans closed, not reused
+
+    def deferred(self) -> list[Decision]:
+        """The selectable sessions this pass did not begin, in selection order: those the
+        budget deferred and any selected one the pass never reached.
+
+        Only selected sessions are ever begun, so only theirs are looked up by key
+        (ten thousand deferred sessions are not named once each).
+        """
+        if self.selection is None:
+            return []
+        reached = set(self.taken)
+        return [
+            d
+            for d in self.selection.decisions
+            if d.status in SELECTABLE and (not d.selected or d.session.key not in reached)
+        ]
 
 
 @dataclass

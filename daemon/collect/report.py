@@ -10,7 +10,6 @@ from dreamd.collect.budget import drain_words, ended_by_words
 from dreamd.collect.collector import CollectResult
 from dreamd.readers import isoformat
 from dreamd.runlog import SCHEMA
-from dreamd.selection import SELECTABLE
 
 __all__ = ["report_json", "report_text"]
 
@@ -38,8 +37,7 @@ def report_json(
         counts["found"] += 1
         counts["processed"] += decision.selected
         counts["skipped_live"] += decision.status == "live"
-    reached = set(result.taken)  # a selected session the pass never reached is deferred too
-    deferred = [d for d in decisions if d.status in SELECTABLE and d.session.key not in reached]
+    deferred = result.deferred()
     oldest = deferred[-1].session if deferred else None
     planted, updated = result.planted, result.updated
     return {

@@ -235,3 +235,23 @@ def test_status_says_what_ended_the_last_run_and_how_long_the_backlog_takes(
     assert "the last collect ended by the session budget" in status.stdout
     document = json.loads(run_dreamd(isolated_home, "status", "--json").stdout)
     assert (document["drain"]["remaining"], document["drain"]["runs"]) == (6, 2)
+
+
+def test_the_deferred_sessions_are_the_selectable_ones_the_pass_did_not_begin() -> None:
+    """Deferred: unselected selectable sessions and a selected one never reached; never a
+    session the pass began, never one that was not selectable."""
+    from dreamd.collect.collector import CollectResult
+    from dreamd.selection import Decision, Selection
+    from tests.core.test_selection import info
+
+    begun, unreached, waiting, partial, live = (info(f"s{n}") for n in range(5))
+    decisions = (
+        Decision(begun, "eligible", "new; selected (1 of 2)", selected=True),
+        Decision(unreached, "eligible", "new; selected (2 of 2)", selected=True),
+        Decision(waiting, "eligible", "new; deferred: session budget reached"),
+        Decision(partial, "partial", "damaged line 3; deferred: session budget reached"),
+        Decision(live, "live", "written in the last 30 min"),
+    )
+    result = CollectResult(selection=Selection(decisions, decisions[:2]), taken=[begun.key])
+    assert [d.session.session_id for d in result.deferred()] == ["s1", "s2", "s3"]
+    assert CollectResult().deferred() == []

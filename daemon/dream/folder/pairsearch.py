@@ -128,11 +128,14 @@ def nesting_pairs(sets: Sequence[frozenset[str]]) -> set[IndexPair]:
     for i, words in enumerate(sets):
         for word in words:
             index[word].append(i)
+    # Any word of a set finds every set holding it; the rarest has the shortest list. Which
+    # of several equally rare words is taken changes nothing but which list is walked.
+    frequency = {word: len(holders) for word, holders in index.items()}.__getitem__
     pairs: set[IndexPair] = set()
     for i, words in enumerate(sets):
         if len(words) < NAME_MIN_WORDS:
             continue
-        rarest = min(words, key=lambda w: (len(index[w]), w))
+        rarest = min(words, key=frequency)
         pairs.update(_ordered(i, j) for j in index[rarest] if j != i and words <= sets[j])
     return pairs
 
