@@ -94,6 +94,12 @@ _SAVE_SESSION = _upsert(
 )
 _SAVE_KEYS = _upsert("store_key_index", ("store", *_KEY_COLUMNS), ("store", "location"))
 _SAVE_QUARANTINE = _upsert("quarantined_plan", QUARANTINE_FIELDS, ("plan_id",))
+#: Counts one write to the session cache (in the writing transaction).
+_NEXT_GENERATION = (
+    "INSERT INTO session_cache_generation (id, generation) VALUES (1, 1) "
+    "ON CONFLICT (id) DO UPDATE SET generation = generation + 1"
+)
+_GENERATION = "SELECT COALESCE((SELECT generation FROM session_cache_generation WHERE id = 1), 0)"
 
 
 def create_state_engine(path: Path) -> Engine:
@@ -152,10 +158,16 @@ class StateDB:
 
     def load_session_cache(self) -> dict[CacheKey, SessionInfo]:
         """Every cached session, keyed by (tool, path, locator)."""
+        return self.cached_sessions()[1]
+
+    def cached_sessions(self) -> tuple[int, dict[CacheKey, SessionInfo]]:
+        """(the session cache's generation, every cached session by (tool, path, locator)),
+        read in one transaction: the generation counts the writes to the cache."""
         with self.transaction() as connection:
+            generation = int(connection.execute(_GENERATION).fetchone()[0])
             rows = connection.execute("SELECT info FROM session_cache")
             infos = [info for (value,) in rows if (info := unpack_info(value)) is not None]
-        return {(info.tool, info.path, info.locator): info for info in infos}
+        return generation, {(info.tool, info.path, info.locator): info for info in infos}
 
     def save_sessions(self, infos: Iterable[SessionInfo], *, now: datetime) -> None:
         """Insert or replace the cache rows of ``infos`` (those with a file version)."""
@@ -163,13 +175,38 @@ class StateDB:
         if rows:
             with self.transaction() as connection:
                 connection.executemany(_SAVE_SESSION, rows)
+                connection.execute(_NEXT_GENERATION)
 
     def forget_sessions(self, keys: Iterable[CacheKey]) -> None:
         """Drop cache rows of sessions that are gone from disk."""
         batch = list(keys)
+        if not batch:
+            return
         with self.transaction() as connection:
             connection.executemany(
                 "DELETE FROM session_cache WHERE tool = ? AND path = ? AND locator = ?", batch
+            )
+            connection.execute(_NEXT_GENERATION)
+
+    def backlog_memo(self, inputs: str) -> bytes | None:
+        """The kept backlog count (``dreamd.collect.waiting``) when it was counted from the
+        session cache as it is now and from ``inputs``; None otherwise."""
+        with self.transaction() as connection:
+            row = connection.execute(
+                f"SELECT memo FROM backlog_memo WHERE id = 1 AND inputs = ? "
+                f"AND generation = ({_GENERATION})",
+                (inputs,),
+            ).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def save_backlog_memo(self, generation: int, inputs: str, memo: bytes) -> None:
+        """Keep ``memo``, counted from the session cache at ``generation`` and ``inputs``."""
+        with self.transaction() as connection:
+            connection.execute(
+                "INSERT INTO backlog_memo (id, generation, inputs, memo) VALUES (1, ?, ?, ?) "
+                "ON CONFLICT (id) DO UPDATE SET generation = excluded.generation, "
+                "inputs = excluded.inputs, memo = excluded.memo",
+                (generation, inputs, memo),
             )
 
     def load_key_index(self, store: str) -> list[KeyRow]:

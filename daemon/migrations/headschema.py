@@ -14,7 +14,7 @@ from __future__ import annotations
 __all__ = ["HEAD_REVISION", "HEAD_SCHEMA"]
 
 #: The newest migration (the last script in ``versions/``).
-HEAD_REVISION = "0009"
+HEAD_REVISION = "0010"
 
 #: The statements that create the schema at ``HEAD_REVISION``, in order.
 HEAD_SCHEMA = (
@@ -80,6 +80,18 @@ HEAD_SCHEMA = (
         mtime_ns INTEGER NOT NULL,
         memory_paths TEXT NOT NULL,
         CONSTRAINT pk_transcript_reads PRIMARY KEY (path)
+    )""",
+    """CREATE TABLE session_cache_generation (
+        id INTEGER NOT NULL,
+        generation INTEGER NOT NULL,
+        CONSTRAINT pk_session_cache_generation PRIMARY KEY (id)
+    )""",
+    """CREATE TABLE backlog_memo (
+        id INTEGER NOT NULL,
+        generation INTEGER NOT NULL,
+        inputs VARCHAR NOT NULL,
+        memo BLOB NOT NULL,
+        CONSTRAINT pk_backlog_memo PRIMARY KEY (id)
     )""",
     f"INSERT INTO alembic_version (version_num) VALUES ('{HEAD_REVISION}')",
 )

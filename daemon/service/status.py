@@ -1,15 +1,16 @@
-"""``dreamd status``: what happened, what waits for you, what runs next — read from state only.
+"""``dreamd status``: what happened, what waits for you, what runs next — read from state.
 
 Nothing here scans transcripts or takes a lock: the backlog comes from the
 session cache the last scan left, the cursor and the records, so ``status``
-answers at once even while a collect runs. The text (``dreamd.service.statustext``)
-answers "what happened last night?" on one screen.
+answers at once even while a collect runs. The one thing it writes is its own
+count of that backlog, kept for the next ``status`` (``dreamd.collect.waiting``).
+The text (``dreamd.service.statustext``) answers "what happened last night?" on
+one screen.
 """
 
 from __future__ import annotations
 
 import sys
-from collections import Counter
 from collections.abc import Mapping
 from datetime import datetime, tzinfo
 from pathlib import Path
@@ -20,15 +21,24 @@ from dreamd.collect.cursordoc import import_cursor
 from dreamd.collect.cursorstate import Cursor, selection_view
 from dreamd.collect.policy import live_ids_from_env, selection_policy
 from dreamd.collect.quarantine import held_sessions
+from dreamd.collect.waiting import (
+    Waiting,
+    count_waiting,
+    decode_waiting,
+    encode_waiting,
+    memo_inputs,
+    shown_backlog,
+)
 from dreamd.config import Settings
 from dreamd.dream.pending import apply_command, pending_files
+from dreamd.errors import StateError
 from dreamd.gcpause import collector_paused
 from dreamd.lock import PIPELINE, holder
+from dreamd.logs import get_logger
 from dreamd.runlog import SCHEMA
 from dreamd.runrecord import shown_outcome
 from dreamd.runstory import counts_words, mode_label, took_words
 from dreamd.runview import run_sentence, undo_command
-from dreamd.selection import SELECTABLE, select
 from dreamd.service.servicefiles import LOG_FILE_NAME, launchd_log_dir, plist_path, unit_path
 from dreamd.statedb import JobRun, QuarantinedPlan, StateDB
 
@@ -38,6 +48,8 @@ __all__ = ["FOLLOW_JOURNAL", "log_location", "service_state", "status_document"]
 FOLLOW_JOURNAL = "journalctl --user -u dreamd -f -o cat | jq"
 
 _JOBS: tuple[Literal["collect", "dream"], ...] = ("collect", "dream")
+
+log = get_logger("dreamd.status")
 
 
 def _run_json(run: JobRun | None, now: datetime) -> dict[str, Any] | None:
@@ -169,24 +181,50 @@ def _quarantined_json(plan: QuarantinedPlan) -> dict[str, Any]:
 def _backlog(
     settings: Settings,
     state: StateDB,
-    cursor: Cursor,
+    cursor: tuple[int, Cursor],
     quarantined: list[QuarantinedPlan],
     env: Mapping[str, str],
     now: datetime,
 ) -> tuple[int, dict[str, int]]:
     """(sessions known, sessions waiting per source) from the last scan's cache; sessions
-    held by a quarantined plan do not wait."""
-    with collector_paused():  # ten thousand sessions and decisions: nothing cyclic
-        known = state.load_session_cache()
-        selection = select(
-            known.values(),
-            held_sessions(selection_view(cursor), quarantined, known.values()),
-            now=now,
-            live_ids=live_ids_from_env(env),
-            policy=selection_policy(settings),
-        )
-        backlog = Counter(d.session.tool for d in selection.decisions if d.status in SELECTABLE)
-    return len(known), dict(sorted(backlog.items()))
+    held by a quarantined plan do not wait, nor those of an excluded project.
+
+    The count is kept (``dreamd.collect.waiting``) and used again while the cache, the
+    cursor, the quarantined plans and the live sessions are as they were, up to the first
+    moment the clock alone could change it; which projects are excluded is asked anew.
+    """
+    policy = selection_policy(settings)
+    live_ids = live_ids_from_env(env)
+    version, document = cursor
+    inputs = memo_inputs(
+        machine=settings.machine,
+        cursor_version=version,
+        quarantined=quarantined,
+        live_ids=live_ids,
+        live_guard=policy.live_guard,
+    )
+    kept = state.backlog_memo(inputs)
+    waiting = decode_waiting(kept) if kept is not None else None
+    if waiting is None or not waiting.holds_at(now):
+        with collector_paused():  # ten thousand sessions and decisions: nothing cyclic
+            generation, known = state.cached_sessions()
+            waiting = count_waiting(
+                known.values(),
+                held_sessions(selection_view(document), quarantined, known.values()),
+                now=now,
+                live_ids=live_ids,
+                live_guard=policy.live_guard,
+            )
+        _keep(state, generation, inputs, waiting)
+    return waiting.known, shown_backlog(waiting, policy.excluded)
+
+
+def _keep(state: StateDB, generation: int, inputs: str, waiting: Waiting) -> None:
+    """Keep the count for the next ``status``; one that cannot be kept is counted again."""
+    try:
+        state.save_backlog_memo(generation, inputs, encode_waiting(waiting))
+    except StateError as error:
+        log.warning("status.backlog_not_kept", error=str(error))
 
 
 def status_document(
@@ -200,9 +238,10 @@ def status_document(
     """The status as one JSON-ready document."""
     service = service_state(settings, env)
     pipeline = holder(settings.data_dir, PIPELINE)
-    cursor = import_cursor(state.load_cursor(settings.machine)[1], settings.machine)
+    version, stored = state.load_cursor(settings.machine)
+    cursor = import_cursor(stored, settings.machine)
     quarantined = state.quarantined_plans()
-    known, backlog = _backlog(settings, state, cursor, quarantined, env, now)
+    known, backlog = _backlog(settings, state, (version, cursor), quarantined, env, now)
     return {
         "schema": SCHEMA,
         "machine": settings.machine,

@@ -34,6 +34,7 @@ BASE = (
     "dreamd.gcpause",  # the cycle collector paused over acyclic bulk work
     "dreamd.tools",  # the names of the tools dreamd reads
     "dreamd.lazymap",  # readers and roots made on first use
+    "dreamd.__version__",  # which dreamd kept a value (a kept count is another's otherwise)
 )
 #: The application's core every job may use: settings, state, logs, locks, selection.
 CORE = (
