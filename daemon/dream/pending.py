@@ -27,6 +27,7 @@ import msgspec
 from dreamd.dream import proposal
 from dreamd.dream.gates.decision import GateDecision
 from dreamd.dream.model import ARCHIVE_NAME, INDEX_NAME, Decision
+from dreamd.dream.pendingdir import pending_dir, sidecars
 from dreamd.fs import digest, sha256_of
 from dreamd.fswrite import atomic_write, private_folder
 
@@ -233,7 +234,7 @@ def write_pending(
         lines_before=len((old_index or "").splitlines()),
         lines_after=len(new_index.splitlines()),
     )
-    directory = state_dir / "pending"
+    directory = pending_dir(state_dir)
     private_folder(directory)
     target = directory / f"{folder_slug(folder)}.md"
     sidecar: dict[str, Any] = {
@@ -261,10 +262,7 @@ def apply_command(folder: str) -> str:
 
 def pending_files(state_dir: Path) -> list[PendingFile]:
     """Every stored proposal (a sidecar without its proposal counts: it reads as missing)."""
-    directory = state_dir / "pending"
-    if not directory.is_dir():
-        return []
-    return [_load_or_damaged(sidecar) for sidecar in sorted(directory.glob("*.json"))]
+    return [_load_or_damaged(sidecar) for sidecar in sidecars(state_dir)]
 
 
 def _load_or_damaged(sidecar: Path) -> PendingFile:

@@ -30,7 +30,7 @@ from dreamd.collect.waiting import (
     shown_backlog,
 )
 from dreamd.config import Settings
-from dreamd.dream.pending import apply_command, pending_files
+from dreamd.dream.pendingdir import sidecars
 from dreamd.errors import StateError
 from dreamd.gcpause import collector_paused
 from dreamd.lock import PIPELINE, holder
@@ -143,7 +143,13 @@ def _last_change(data_dir: Path, recent: list[JobRun], now: datetime) -> dict[st
 
 
 def _proposals(data_dir: Path) -> list[dict[str, Any]]:
-    """Pending dream proposals: which folder waits for review, why, and the command to apply."""
+    """Pending dream proposals: which folder waits for review, why, and the command to apply.
+
+    The proposal code is loaded only when a proposal is stored (most calls: none is)."""
+    if not sidecars(data_dir):
+        return []
+    from dreamd.dream.pending import apply_command, pending_files
+
     return [
         {
             "folder": str(p.folder),

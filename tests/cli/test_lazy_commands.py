@@ -66,3 +66,21 @@ def test_the_group_is_lazy_and_unknown_commands_are_usage_errors(tmp_path: Path)
     assert "No such command 'nonsense'" in unknown.stderr
     listed = run_dreamd(tmp_path, "--help").stdout
     assert all(f"  {name} " in listed for name in COMMANDS)
+
+
+def test_status_loads_the_proposal_code_only_when_a_proposal_waits(isolated_home: Path) -> None:
+    """``dreamd status`` with no proposal stored reads no proposal; with one, it lists it."""
+    from tests.process import modules_loaded
+
+    assert run_dreamd(isolated_home, "status").returncode == 0
+    loaded = modules_loaded(isolated_home, "status")
+    assert "dreamd.dream.pendingdir" in loaded
+    assert not {
+        m for m in loaded if m.startswith(("dreamd.dream.pending", "dreamd.dream.model"))
+    } - {"dreamd.dream.pendingdir"}
+    pending = isolated_home / ".local" / "share" / "dreamd" / "pending"
+    pending.mkdir(parents=True)
+    (pending / "folder.json").write_text("{}")  # a damaged sidecar still lists as waiting
+    assert "dreamd.dream.pending" in modules_loaded(isolated_home, "status")
+    shown = json.loads(run_dreamd(isolated_home, "status", "--json").stdout)
+    assert [p["proposal"] for p in shown["pending_proposals"]] == [str(pending / "folder.md")]
