@@ -16,16 +16,24 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta, tzinfo
+from typing import TYPE_CHECKING
 
-from apscheduler.triggers.cron import CronTrigger
+import msgspec
+
+if TYPE_CHECKING:
+    from apscheduler.triggers.cron import CronTrigger
 
 __all__ = [
+    "KeptFires",
     "crontab_weekdays",
+    "decode_fires",
+    "encode_fires",
     "is_missed",
     "local_timezone",
     "parse_schedule",
     "previous_fire",
     "resumed",
+    "schedule_key",
 ]
 
 _DAY_NAMES = ("sun", "mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -85,6 +93,8 @@ def parse_schedule(expression: str, timezone: tzinfo, jitter: int | None = None)
             f"expected 5 cron fields (minute hour day month weekday) or 6 with leading "
             f"seconds, got {len(fields)}"
         )
+    from apscheduler.triggers.cron import CronTrigger  # loaded by what computes fire times
+
     second, minute, hour, day, month, weekday = fields
     return CronTrigger(
         second=second,
@@ -128,3 +138,68 @@ def is_missed(
 def resumed(wall_elapsed: float, monotonic_elapsed: float, slack: float = 60.0) -> bool:
     """Whether the machine slept during a tick: the wall clock ran ahead of the monotonic one."""
     return wall_elapsed - monotonic_elapsed > slack
+
+
+# --- fire times kept between commands ------------------------------------------------------
+
+#: Bumped whenever what is kept changes meaning: every kept fire time is then computed again.
+FIRES_VERSION = 1
+
+
+def schedule_key(expression: str, zone: tzinfo) -> str:
+    """What a kept fire time was computed for: the expression in the zone (a zone whose
+    offset changed, at a daylight-saving switch, is another zone)."""
+    return f"{FIRES_VERSION}|{expression}|{zone!r}"
+
+
+class KeptFires(msgspec.Struct, frozen=True, array_like=True):
+    """A schedule's first fire time at or after ``counted_at``, and its ``count``-th, as
+    computed then (POSIX seconds; None: there is no such fire time).
+
+    ``dreamd status`` shows the next run of each job and when the backlog's last run is
+    due; asking the trigger costs loading the scheduler, more than the rest of ``status``.
+    Both answers hold from ``counted_at`` until ``next`` itself: no fire time lies between,
+    so the fire times at or after any moment of that span are the very ones counted
+    (``holds_at``).
+    """
+
+    schedule: str
+    counted_at: float
+    next: float | None
+    count: int = 0
+    nth: float | None = None
+
+    def holds_at(self, key: str, now: datetime, count: int) -> bool:
+        """Whether this answers ``count`` for the schedule ``key`` at ``now``."""
+        moment = now.timestamp()
+        return (
+            self.schedule == key
+            and self.count == count
+            and self.counted_at <= moment
+            and (self.next is None or moment <= self.next)
+        )
+
+    def times(self, zone: tzinfo) -> tuple[datetime | None, datetime | None]:
+        """(the next fire time, the ``count``-th) in ``zone``."""
+        return _moment(self.next, zone), _moment(self.nth, zone)
+
+
+def _moment(value: float | None, zone: tzinfo) -> datetime | None:
+    return None if value is None else datetime.fromtimestamp(value, zone)
+
+
+_encode_fires = msgspec.msgpack.Encoder().encode
+_decode_fires = msgspec.msgpack.Decoder(KeptFires).decode
+
+
+def encode_fires(kept: KeptFires) -> bytes:
+    """The fire times as kept in the state database."""
+    return _encode_fires(kept)
+
+
+def decode_fires(value: bytes) -> KeptFires | None:
+    """Kept fire times; None when they do not decode (damaged, or kept by another dreamd)."""
+    try:
+        return _decode_fires(value)
+    except msgspec.MsgspecError:
+        return None

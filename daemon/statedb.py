@@ -199,6 +199,23 @@ class StateDB:
             ).fetchone()
         return None if row is None else bytes(row[0])
 
+    def schedule_memo(self, job: str) -> bytes | None:
+        """The fire times kept for ``job`` (``dreamd.schedule.KeptFires``), or None."""
+        with self.transaction() as connection:
+            row = connection.execute(
+                "SELECT memo FROM schedule_memo WHERE job = ?", (job,)
+            ).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def save_schedule_memo(self, job: str, memo: bytes) -> None:
+        """Keep ``job``'s fire times."""
+        with self.transaction() as connection:
+            connection.execute(
+                "INSERT INTO schedule_memo (job, memo) VALUES (?, ?) "
+                "ON CONFLICT (job) DO UPDATE SET memo = excluded.memo",
+                (job, memo),
+            )
+
     def save_backlog_memo(self, generation: int, inputs: str, memo: bytes) -> None:
         """Keep ``memo``, counted from the session cache at ``generation`` and ``inputs``."""
         with self.transaction() as connection:

@@ -60,6 +60,7 @@ __all__ = [
     "budget_summary",
     "collect_on_quiet",
     "drain_estimate",
+    "drain_runs",
     "drain_words",
     "ended_by",
     "ended_by_words",
@@ -192,13 +193,19 @@ def drain_estimate(
     The runs counted are the collect schedule's (on-quiet collects only make
     it sooner); ``trigger`` None leaves the date out.
     """
+    runs = drain_runs(remaining, per_run)
+    until = None if not runs or trigger is None else nth_fire_time(trigger, now, runs)
+    return Drain(max(remaining, 0), per_run, runs, until)
+
+
+def drain_runs(remaining: int, per_run: int) -> int | None:
+    """Runs needed for ``remaining`` sessions at ``per_run`` a run: 0 when none is left,
+    None when the rate never drains it (the run took nothing)."""
     if remaining <= 0:
-        return Drain(0, per_run, 0, None)
+        return 0
     if per_run <= 0:
-        return Drain(remaining, per_run, None, None)
-    runs = math.ceil(remaining / per_run)
-    until = None if trigger is None else nth_fire_time(trigger, now, runs)
-    return Drain(remaining, per_run, runs, until)
+        return None
+    return math.ceil(remaining / per_run)
 
 
 def nth_fire_time(trigger: CronTrigger, now: datetime, count: int) -> datetime | None:

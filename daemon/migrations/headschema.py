@@ -93,5 +93,10 @@ HEAD_SCHEMA = (
         memo BLOB NOT NULL,
         CONSTRAINT pk_backlog_memo PRIMARY KEY (id)
     )""",
+    """CREATE TABLE schedule_memo (
+        job VARCHAR NOT NULL,
+        memo BLOB NOT NULL,
+        CONSTRAINT pk_schedule_memo PRIMARY KEY (job)
+    )""",
     f"INSERT INTO alembic_version (version_num) VALUES ('{HEAD_REVISION}')",
 )

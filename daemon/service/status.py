@@ -16,7 +16,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import Any, Literal
 
-from dreamd.collect.budget import drain_estimate
+from dreamd.collect.budget import Drain, drain_runs, nth_fire_time
 from dreamd.collect.cursordoc import import_cursor
 from dreamd.collect.cursorstate import Cursor, selection_view
 from dreamd.collect.policy import live_ids_from_env, selection_policy
@@ -39,6 +39,7 @@ from dreamd.runlog import SCHEMA
 from dreamd.runrecord import shown_outcome
 from dreamd.runstory import counts_words, mode_label, took_words
 from dreamd.runview import run_sentence, undo_command
+from dreamd.schedule import KeptFires, decode_fires, encode_fires, schedule_key
 from dreamd.service.servicefiles import LOG_FILE_NAME, launchd_log_dir, plist_path, unit_path
 from dreamd.statedb import JobRun, QuarantinedPlan, StateDB
 
@@ -113,23 +114,52 @@ def log_location(
 
 
 def _jobs(
-    settings: Settings, state: StateDB, now: datetime, timezone: tzinfo
+    settings: Settings, state: StateDB, now: datetime, upcoming: Mapping[str, datetime | None]
 ) -> dict[str, dict[str, Any]]:
-    """Each job's schedule, last run and next scheduled time."""
+    """Each job's schedule, last run and next scheduled time (``upcoming``)."""
     jobs: dict[str, dict[str, Any]] = {}
     for job in _JOBS:
-        expression = getattr(settings.config, job).schedule
-        upcoming = settings.trigger(job, timezone).get_next_fire_time(
-            None, now.astimezone(timezone)
-        )
         recent = state.runs(job, limit=20)
+        next_run = upcoming[job]
         jobs[job] = {
-            "schedule": expression,
+            "schedule": getattr(settings.config, job).schedule,
             "last_run": _run_json(recent[0] if recent else None, now),
             "last_change": _last_change(settings.data_dir, recent, now),
-            "next_run": upcoming.isoformat() if upcoming else None,
+            "next_run": next_run.isoformat() if next_run else None,
         }
     return jobs
+
+
+def _fire_times(
+    settings: Settings,
+    state: StateDB,
+    job: Literal["collect", "dream"],
+    now: datetime,
+    zone: tzinfo,
+    count: int,
+) -> tuple[datetime | None, datetime | None]:
+    """(``job``'s next fire time at ``now``, its ``count``-th, None for 0): kept from an
+    earlier ``status`` while they hold (``dreamd.schedule.KeptFires``), else asked of the
+    trigger (which loads the scheduler) and kept."""
+    key = schedule_key(getattr(settings.config, job).schedule, zone)
+    stored = state.schedule_memo(job)
+    kept = decode_fires(stored) if stored is not None else None
+    if kept is not None and kept.holds_at(key, now, count):
+        return kept.times(zone)
+    trigger = settings.trigger(job, zone)
+    moment = now.astimezone(zone)
+    upcoming: datetime | None = trigger.get_next_fire_time(None, moment)
+    nth = nth_fire_time(trigger, moment, count) if count else None
+    kept = KeptFires(key, now.timestamp(), _stamp(upcoming), count, _stamp(nth))
+    try:
+        state.save_schedule_memo(job, encode_fires(kept))
+    except StateError as error:
+        log.warning("status.fire_times_not_kept", job=job, error=str(error))
+    return upcoming, nth
+
+
+def _stamp(moment: datetime | None) -> float | None:
+    return None if moment is None else moment.timestamp()
 
 
 def _last_change(data_dir: Path, recent: list[JobRun], now: datetime) -> dict[str, Any] | None:
@@ -248,14 +278,20 @@ def status_document(
     cursor = import_cursor(stored, settings.machine)
     quarantined = state.quarantined_plans()
     known, backlog = _backlog(settings, state, (version, cursor), quarantined, env, now)
+    last = state.runs("collect", limit=1)
+    summary = last[0].summary if last else {}
+    runs = drain_runs(sum(backlog.values()), _rate(summary))
+    collect_next, last_due = _fire_times(settings, state, "collect", now, timezone, runs or 0)
+    dream_next, _ = _fire_times(settings, state, "dream", now, timezone, 0)
+    upcoming = {"collect": collect_next, "dream": dream_next}
     return {
         "schema": SCHEMA,
         "machine": settings.machine,
         "service": service,
-        "jobs": _jobs(settings, state, now, timezone),
+        "jobs": _jobs(settings, state, now, upcoming),
         "sessions_known": known,  # 0: nothing scanned yet, the backlog is unknown
         "backlog": backlog,
-        "drain": _drain(settings, state, sum(backlog.values()), now, timezone),
+        "drain": _drain(summary, sum(backlog.values()), runs, last_due),
         "pending_plans": _plans(cursor),
         "quarantined_plans": [_quarantined_json(plan) for plan in quarantined],
         "pending_proposals": _proposals(settings.data_dir),
@@ -264,15 +300,18 @@ def status_document(
     }
 
 
-def _drain(
-    settings: Settings, state: StateDB, backlog: int, now: datetime, timezone: tzinfo
-) -> dict[str, Any]:
-    """The backlog at the last collect's rate: which budget ended it, and how many more
-    scheduled runs the backlog needs (``dreamd.collect.budget.drain_estimate``)."""
-    last = state.runs("collect", limit=1)
-    summary = last[0].summary if last else {}
+def _rate(summary: Mapping[str, Any]) -> int:
+    """Sessions the last collect resolved (0 when no collect ran or its record says not)."""
     per_run = summary.get("resolved")
-    trigger = settings.trigger("collect", timezone)
-    rate = per_run if isinstance(per_run, int) else 0
-    estimate = drain_estimate(backlog, rate, trigger, now).as_json()
-    return {"ended_by": summary.get("ended_by"), "known_rate": isinstance(per_run, int), **estimate}
+    return per_run if isinstance(per_run, int) else 0
+
+
+def _drain(
+    summary: Mapping[str, Any], backlog: int, runs: int | None, last_due: datetime | None
+) -> dict[str, Any]:
+    """The backlog at the last collect's rate (its record's ``summary``): which budget ended
+    that run, how many more scheduled runs the backlog needs (``runs``:
+    ``dreamd.collect.budget.drain_runs``) and when the last of them is due."""
+    known_rate = isinstance(summary.get("resolved"), int)
+    estimate = Drain(max(backlog, 0), _rate(summary), runs, last_due).as_json()
+    return {"ended_by": summary.get("ended_by"), "known_rate": known_rate, **estimate}
