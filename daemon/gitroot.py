@@ -46,32 +46,36 @@ def _nfc(path: Path | str) -> Path:
     return Path(unicodedata.normalize("NFC", str(path)))
 
 
-def _lexical(path: Path) -> Path:
-    """``path`` made absolute with ``.`` and ``..`` folded, links left as they are."""
-    return Path(os.path.normpath(path.absolute()))
+def _lexical_text(path: Path | str) -> str:
+    """``path`` made absolute with ``.`` and ``..`` folded, links left as they are (a
+    string: no path object per folder of every project asked about)."""
+    return os.path.abspath(path)  # the working directory joined, then ``normpath``
 
 
-def holds_git(folder: Path) -> bool:
+def holds_git(folder: Path | str) -> bool:
     """Whether ``folder`` holds a ``.git`` folder or file (links followed): one ``stat``,
     where asking ``is_dir`` then ``is_file`` costs two for the usual answer, no."""
     try:
-        mode = os.stat(folder / ".git").st_mode
+        mode = os.stat(os.path.join(folder, ".git")).st_mode
     except (OSError, ValueError):
         return False
     return stat.S_ISDIR(mode) or stat.S_ISREG(mode)
 
 
-def find_git_root(start: Path, *, holds: Callable[[Path], bool] = holds_git) -> Path | None:
+def find_git_root(start: Path, *, holds: Callable[[str], bool] = holds_git) -> Path | None:
     """The nearest folder from ``start`` up holding a ``.git`` folder or file; None outside git.
 
-    ``holds`` answers for one folder (``holds_git``; a caller asking about many projects
-    under common parents passes one that remembers).
+    ``holds`` answers for one folder, given as a string (``holds_git``; a caller asking
+    about many projects under common parents passes one that remembers).
     """
-    current = _lexical(start)
-    for folder in (current, *current.parents):
+    folder = _lexical_text(start)
+    while True:  # the folder, then each parent up to the root (``Path.parents``, as strings)
         if holds(folder):
             return _nfc(folder)
-    return None
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
 def _read_small(path: Path) -> str:
@@ -133,12 +137,11 @@ class RootCache:
 
     def __call__(self, directory: Path) -> Path | None:
         """The lookup's answer for ``directory``, asked again once it is older than the limit."""
-        folder = _lexical(directory)
-        key = str(folder)
+        key = _lexical_text(directory)
         now = self._clock()
         known = self._known.get(key)
         if known is not None and now - known[0] < self._seconds:
             return known[1]
-        answer = self._lookup(folder)
+        answer = self._lookup(Path(key))
         self._known[key] = (now, answer)
         return answer

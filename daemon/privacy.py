@@ -35,6 +35,8 @@ IGNORE_FILE = ".dreamd-ignore"
 
 def pattern_match(project: str, patterns: Sequence[str], home: Path) -> str | None:
     """The first pattern (as written) matching ``project`` or a folder above it, or None."""
+    if not patterns:  # the default: no project's folders need listing
+        return None
     path = PurePath(project)
     candidates = [str(path), *(str(parent) for parent in path.parents)]
     for pattern in patterns:
@@ -79,12 +81,12 @@ class ProjectExclusion:
         self.patterns = tuple(patterns)
         self.home = home
         # Projects share parent folders: each folder is asked for ``.git`` once per run.
-        self._holds: dict[Path, bool] = {}
+        self._holds: dict[str, bool] = {}
         self._roots = RootCache(partial(find_git_root, holds=self._holds_git))
         self._mains = RootCache(partial(canonical_git_root, root=self._roots))
         self._known: dict[str, str | None] = {}
 
-    def _holds_git(self, folder: Path) -> bool:
+    def _holds_git(self, folder: str) -> bool:
         held = self._holds.get(folder)
         if held is None:
             held = self._holds[folder] = holds_git(folder)

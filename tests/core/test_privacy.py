@@ -107,10 +107,10 @@ def test_the_exclusion_honours_the_main_worktree_and_asks_each_folder_once(
     main = ignored_main_with_worktree(tmp_path)
     for name in ("a", "b", "c"):
         (tmp_path / "plain" / name).mkdir(parents=True)
-    asked: list[Path] = []
+    asked: list[str] = []
     real = dreamd.privacy.holds_git
 
-    def counted(folder: Path) -> bool:
+    def counted(folder: str) -> bool:
         asked.append(folder)
         return real(folder)
 
