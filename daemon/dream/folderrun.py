@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from dreamd.dream import gitmode, trajectories
@@ -25,7 +25,7 @@ from dreamd.dream.apply import apply_plan, executor_for, with_changes
 from dreamd.dream.dating import has_relative_dates
 from dreamd.dream.discovery import FolderTarget
 from dreamd.dream.dreamed import mark_dreamed, was_dreamed
-from dreamd.dream.folder import checks
+from dreamd.dream.folder import checks, promotion
 from dreamd.dream.folder.facts import kept_facts
 from dreamd.dream.folder.invariant import invariant_from_disk
 from dreamd.dream.folder.inventory import INDEX_NAME, load_folder
@@ -63,6 +63,8 @@ class FolderRun:
     state_dir: Path
     env: Mapping[str, str]
     home: Path
+    #: The memories marked ``promotion: declined``, gathered as each folder is loaded.
+    declined: set[Path] = field(default_factory=set)
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +160,7 @@ def _dream(target: FolderTarget, run: FolderRun) -> FolderReport:
         return failed_report(target.path, target.repo, refusal)
     planner = _Planner(target, run)
     folder = load_folder(target.path, target.repo)
+    run.declined.update(promotion.declined_in(folder.files))
     git = git_facts(target.path, folder)
     inbox = gate.load_inbox(target.path)
     verdicts = gate.gate_decisions(inbox, folder.files, view=planner.view, now=request.now)
@@ -273,6 +276,7 @@ def _execute(
             sha = gitmode.commit(root, [target.path], "dream: validate collected memories")
             gate_commits = [sha] if sha else []
     folder = load_folder(target.path, target.repo)
+    run.declined.update(promotion.declined_in(folder.files))
     git = git_facts(target.path, folder) if root is not None else None
     plan = planner.plan(folder, git)
     commits, notes = apply_plan(plan, executor, root)

@@ -96,8 +96,7 @@ def run_dream(
         request.progress("dreaming folders", number, len(targets))
         reports.append(dream_folder(target, run))
     changed = any(report.changed for report in reports)
-    declined = promotion.declined_promotions(t.path for t in targets)
-    candidates = promotion.candidates(claude, reports, declined=declined)
+    candidates = promotion.candidates(claude, reports, declined=run.declined)
     held = any(report.pending for report in reports)
     mode = request.mode if changed or held or request.mode == "dry-run" else "no-op"
     messages = list(_housekeeping(home, targets, state_dir, request))

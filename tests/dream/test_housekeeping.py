@@ -85,8 +85,10 @@ def test_a_declined_promotion_is_not_proposed_again(isolated_home: Path, tmp_pat
 
 def test_declined_marks_are_read_from_the_folders_own_files_only(tmp_path: Path) -> None:
     """Only the folder's own ``*.md`` files count: a symbolic or hard link to a declined
-    memory elsewhere, a file of another suffix and a subfolder's file do not."""
-    from dreamd.dream.folder.promotion import declined_promotions
+    memory elsewhere, a file of another suffix and a subfolder's file do not; nor does the
+    mark in a memory's body."""
+    from dreamd.dream.folder.inventory import load_folder
+    from dreamd.dream.folder.promotion import declined_in
 
     declined = "---\nname: x\npromotion: declined\n---\nBody\n"
     memory, elsewhere = tmp_path / "memory", tmp_path / "elsewhere"
@@ -97,5 +99,24 @@ def test_declined_marks_are_read_from_the_folders_own_files_only(tmp_path: Path)
     write(elsewhere / "outside.md", declined)
     (memory / "project_symlink.md").symlink_to(elsewhere / "outside.md")
     os.link(elsewhere / "outside.md", memory / "project_hardlink.md")
-    found = declined_promotions([memory, tmp_path / "missing"])
+    found = declined_in(load_folder(memory, None).files)
     assert found == {(memory / "project_own.md").resolve()}
+
+
+def test_a_topic_in_one_other_index_is_no_candidate(tmp_path: Path) -> None:
+    """Two other projects' indexes must name the topic; one is not enough, the own never counts."""
+    from types import SimpleNamespace
+
+    from dreamd.dream.folder.promotion import candidates
+
+    claude = tmp_path / ".claude"
+    for name in ("-own", "-a", "-b"):
+        write(claude / "projects" / name / "memory" / "MEMORY.md", "- deploy key rotation\n")
+    own = claude / "projects" / "-own" / "memory"
+    decision = SimpleNamespace(action="keep", file="project_deploy_key_rotation.md")
+    report = SimpleNamespace(path=str(own), files=[decision])
+    assert [c["projects"] for c in candidates(claude, [report])] == [
+        [str((claude / "projects" / n / "memory").resolve()) for n in ("-a", "-b")]
+    ]
+    (claude / "projects" / "-b" / "memory" / "MEMORY.md").unlink()
+    assert candidates(claude, [report]) == []

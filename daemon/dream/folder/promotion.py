@@ -18,7 +18,6 @@ it fails) the step says so in one line. A memory marked
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -28,12 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from dreamd.dream.folder.links import lstat_problem
+from dreamd.dream.model import MemoryFile
 from dreamd.fswrite import atomic_write
 
 __all__ = [
     "PLUGIN_HINT_DAYS",
     "candidates",
-    "declined_promotions",
+    "declined_in",
     "match_topic",
     "orphaned_plugins",
     "plugin_hint",
@@ -63,48 +63,33 @@ def _normalised(text: str) -> str:
 
 def match_topic(key: Sequence[str], index_text: str) -> bool:
     """Whether every token of ``key`` occurs as a word in ``index_text``."""
-    if len(key) < MIN_KEY_TOKENS:
-        return False
-    words = _normalised(index_text)
-    return all(f" {token} " in words for token in key)
+    return _in_words(key, _normalised(index_text))
 
 
-def declined_promotions(folders: Iterable[Path]) -> set[Path]:
-    """Memories marked ``promotion: declined`` in their front matter (seed 000 STEP 9).
+def _in_words(key: Sequence[str], words: str) -> bool:
+    """``match_topic`` against an index already normalised (``_normalised``)."""
+    return len(key) >= MIN_KEY_TOKENS and all(f" {token} " in words for token in key)
+
+
+#: How much of a memory's start is read for the mark (the front matter is at the top).
+_DECLINED_HEAD_BYTES = 4096
+
+
+def declined_in(files: Iterable[MemoryFile]) -> set[Path]:
+    """The memories marked ``promotion: declined`` in their front matter (seed 000 STEP 9),
+    resolved.
 
     The seed's third answer, "stop proposing this candidate", writes that mark;
-    such a memory is never proposed again. Read from the first lines only.
+    such a memory is never proposed again. Read from the first lines of the bytes
+    the dream loaded (``MemoryFile.raw``), so no file is opened again: the files are
+    the folder's own topic files, links left out, as ``load_folder`` reads them.
     """
     declined: set[Path] = set()
-    for folder in folders:
-        for path in _own_markdown_files(folder):
-            try:
-                with open(path, "rb") as handle:
-                    head = handle.read(4096).decode("utf-8", "replace")
-            except OSError:
-                continue
-            if _DECLINED.search(head.split("\n---", 1)[0]):
-                declined.add(Path(path).resolve())
+    for memory in files:
+        head = memory.raw[:_DECLINED_HEAD_BYTES].decode("utf-8", "replace")
+        if _DECLINED.search(head.split("\n---", 1)[0]):
+            declined.add(memory.path.resolve())
     return declined
-
-
-def _own_markdown_files(folder: Path) -> list[str]:
-    """The ``*.md`` files directly in ``folder`` that are its own: no link, symbolic or hard
-    (issue 15, item 6); one listing, one ``lstat`` per file."""
-    found: list[str] = []
-    try:
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                if not entry.name.endswith(".md") or entry.is_symlink() or not entry.is_file():
-                    continue
-                try:
-                    if entry.stat(follow_symlinks=False).st_nlink == 1:
-                        found.append(entry.path)
-                except OSError:
-                    continue
-    except OSError:
-        return []
-    return sorted(found)
 
 
 def candidates(
@@ -113,18 +98,27 @@ def candidates(
     """Memories whose topic appears in two or more other projects' indexes (seed 000 STEP 9).
 
     A memory marked ``promotion: declined`` (``declined``) is not proposed again.
+    Each index is normalised once, not once per memory it is matched against; with
+    fewer than two other indexes no memory can qualify and none is looked at.
     """
     indexes = _project_indexes(claude)
+    normalised: dict[Path, str] = {}
     skip = set(declined)
     found: list[dict[str, Any]] = []
     for report in reports:
         own = Path(report.path).resolve()
-        others = {folder: text for folder, text in indexes.items() if folder != own}
+        if len(indexes.keys() - {own}) < 2:
+            continue
+        others = {
+            folder: normalised.get(folder) or normalised.setdefault(folder, _normalised(text))
+            for folder, text in indexes.items()
+            if folder != own
+        }
         for decision in report.files:
             if decision.action == "trash" or (own / decision.file) in skip:
                 continue
             key = topic_key(decision.file)
-            projects = sorted(str(f) for f, text in others.items() if match_topic(key, text))
+            projects = sorted(str(f) for f, words in others.items() if _in_words(key, words))
             if len(projects) >= 2:
                 found.append(
                     {
