@@ -19,6 +19,7 @@ from ._protocol import (
     Store,
     project_memories,
 )
+from ._yaml import safe_yaml
 
 __all__ = [
     "ITEM_TYPES",
@@ -41,4 +42,5 @@ __all__ = [
     "item_to_json",
     "located",
     "project_memories",
+    "safe_yaml",
 ]

@@ -14,15 +14,13 @@ import os
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ._protocol import KnownMemory
+from ._yaml import safe_yaml
 
 __all__ = ["MAX_KNOWN_BYTES", "folder_memories", "known_from_text"]
 
 #: A topic file larger than this is not read for matching.
 MAX_KNOWN_BYTES = 256 * 1024
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def _text(mapping: dict[str, Any], key: str) -> str:
@@ -37,8 +35,8 @@ def known_from_text(text: str, *, pending: bool) -> KnownMemory | None:
         return None
     try:
         end = next(i for i in range(1, len(lines)) if lines[i].strip() in ("---", "..."))
-        front = yaml.load("\n".join(lines[1:end]), Loader=_LOADER)
-    except (StopIteration, yaml.YAMLError, ValueError, TypeError, RecursionError):
+        front = safe_yaml("\n".join(lines[1:end]))
+    except (StopIteration, ValueError):
         return None
     if not isinstance(front, dict):
         return None

@@ -10,15 +10,13 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Any
 
-import yaml
-
 from ._item import MemoryItem, Quote
+from ._yaml import safe_yaml
 
 __all__ = ["index_fields", "parse_item", "stored_op_keys", "update_keys"]
 
 _OPENING = "---"
 _CLOSINGS = frozenset({"---", "..."})
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def parse_item(data: bytes) -> tuple[str, MemoryItem] | None:
@@ -91,8 +89,8 @@ def _front_matter(data: bytes) -> tuple[dict[str, Any], str] | None:
     if split is None:
         return None
     try:
-        loaded = yaml.load(split[0], Loader=_LOADER)  # a safe loader: no object construction
-    except (yaml.YAMLError, ValueError, TypeError, RecursionError):
+        loaded = safe_yaml(split[0])
+    except ValueError:
         return None
     return (loaded, split[1]) if isinstance(loaded, dict) else None
 

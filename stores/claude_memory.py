@@ -44,10 +44,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from dreamd.errors import StoreError
 from dreamd.fs import (
@@ -61,6 +60,9 @@ from dreamd.fs import (
 )
 from dreamd.fswrite import exclusive_lock, replace_file, sweep_temps, write_new
 from dreamd.logs import get_logger
+
+if TYPE_CHECKING:
+    import yaml
 
 from ._item import MemoryItem, Receipt
 from ._keyindex import (
@@ -118,21 +120,28 @@ _SLUG_FILLERS = frozenset(
 log = get_logger("dreamd.stores")
 
 _OPENING = "---"
-_BASE_DUMPER: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 #: Lines of front matter are folded at this width (YAML folding reads back unchanged).
 _YAML_WIDTH = 100
 
 
-class _Dumper(_BASE_DUMPER):  # type: ignore[misc,valid-type]
-    """The safe dumper, writing multi-line text as ``|`` blocks (quotes stay readable)."""
+@cache
+def _dumper() -> type[yaml.SafeDumper]:
+    """The safe dumper (libyaml's where installed), writing multi-line text as ``|`` blocks
+    (quotes stay readable). Made, and YAML imported, by the first item rendered: looking up
+    ``topic_stem`` or reading a folder writes no YAML."""
+    import yaml
 
+    base: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
-def _represent_text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    style = "|" if "\n" in value else None  # the emitter falls back when ``|`` cannot hold it
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+    class Dumper(base):  # type: ignore[misc,valid-type]
+        """The safe dumper, with text as ``|`` blocks where it spans lines."""
 
+    def represent_text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+        style = "|" if "\n" in value else None  # the emitter falls back where ``|`` cannot
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
-_Dumper.add_representer(str, _represent_text)
+    Dumper.add_representer(str, represent_text)
+    return Dumper
 
 
 class ClaudeMemoryStore:
@@ -441,8 +450,10 @@ def render_item(op_key: str, item: MemoryItem, *, updates: Sequence[str] = ()) -
     front: dict[str, Any] = {"name": item.name, "description": item.description}
     front.update(type=item.type, originSessionId=origin_session(item.source), metadata=metadata)
     try:
+        import yaml
+
         block = yaml.dump(
-            front, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=_YAML_WIDTH
+            front, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=_YAML_WIDTH
         )
         data = f"{_OPENING}\n{block}{_OPENING}\n{item.body}\n".encode()
     except UnicodeEncodeError as error:

@@ -3,7 +3,7 @@
 structlog renders every line, including those of the libraries that log
 through the standard library (APScheduler, SQLAlchemy, watchdog), so that
 ``jq`` can read the whole stream. ``run_id`` and other job context are bound
-with ``structlog.contextvars`` and appear on every line of a job run.
+(``bind_context``) and appear on every line of a job run.
 
 Destinations: stdout for the service (with a ``<N>`` syslog priority prefix
 when journald reads the stream, so ``journalctl -o cat`` stays clean JSON and
@@ -31,9 +31,10 @@ import logging
 import os
 import sys
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
+from contextvars import ContextVar, Token
 from pathlib import Path
-from types import ModuleType
+from types import MappingProxyType, ModuleType
 from typing import Any, TextIO
 
 __all__ = [
@@ -43,6 +44,7 @@ __all__ = [
     "journal_stream_is",
     "log_file_setting",
     "log_warning",
+    "merge_context",
     "reset_context",
     "unbind_context",
 ]
@@ -134,21 +136,37 @@ def get_logger(name: str | None = None) -> Any:
     return _Logger(name)
 
 
-def bind_context(**values: Any) -> Mapping[str, Any]:
+#: What ``bind_context`` adds to every line logged in this context (a job's ``run_id``). Kept
+#: in a context variable of dreamd's own, not in structlog's, so that binding loads nothing:
+#: a job that logs no line never imports structlog (``merge_context`` adds the values).
+_CONTEXT: ContextVar[Mapping[str, Any]] = ContextVar(
+    "dreamd_log_context", default=MappingProxyType({})
+)
+
+
+def bind_context(**values: Any) -> Token[Mapping[str, Any]]:
     """Add ``values`` (a job's ``run_id``) to every line logged in this context; returns
-    the tokens ``reset_context`` takes to put the previous values back."""
-    bound: Mapping[str, Any] = _structlog().contextvars.bind_contextvars(**values)
-    return bound
+    the token ``reset_context`` takes to put the previous values back."""
+    return _CONTEXT.set({**_CONTEXT.get(), **values})
 
 
-def reset_context(tokens: Mapping[str, Any]) -> None:
+def reset_context(token: Token[Mapping[str, Any]]) -> None:
     """Put back the context values ``bind_context`` replaced."""
-    _structlog().contextvars.reset_contextvars(**tokens)
+    _CONTEXT.reset(token)
 
 
 def unbind_context(*keys: str) -> None:
     """Drop ``keys`` from the context of the lines logged from now on."""
-    _structlog().contextvars.unbind_contextvars(*keys)
+    _CONTEXT.set({key: value for key, value in _CONTEXT.get().items() if key not in keys})
+
+
+def merge_context(
+    _logger: Any, _name: str, event_dict: MutableMapping[str, Any]
+) -> MutableMapping[str, Any]:
+    """A structlog processor: the bound values on the line (the line's own fields win)."""
+    for key, value in _CONTEXT.get().items():
+        event_dict.setdefault(key, value)
+    return event_dict
 
 
 class _DeferredFormatter(logging.Formatter):

@@ -17,6 +17,8 @@ import structlog
 from structlog.tracebacks import ExceptionDictTransformer
 from structlog.typing import EventDict, Processor
 
+from dreamd.logs import merge_context
+
 __all__ = ["configure_structlog", "formatter", "readable_line"]
 
 #: syslog priorities by level name, for journald's ``<N>`` line prefix.
@@ -56,7 +58,8 @@ def _redact(logger: Any, name: str, event_dict: EventDict) -> EventDict:
 
 def _shared_processors() -> list[Processor]:
     return [
-        structlog.contextvars.merge_contextvars,
+        merge_context,  # what dreamd bound (``bind_context``)
+        structlog.contextvars.merge_contextvars,  # what a library bound through structlog
         structlog.stdlib.add_log_level,
         structlog.stdlib.add_logger_name,
         structlog.processors.TimeStamper(fmt="iso", utc=True, key="ts"),

@@ -205,3 +205,33 @@ def test_readable_lines_for_a_person_at_a_terminal() -> None:
     (line,) = stream.getvalue().splitlines()
     assert re.match(r"^\d\d:\d\d:\d\d info +collect\.completed  mode=apply outcome=ok ", line)
     assert 'planted={"total": 3}' in line and "(+1 more)" in line and "logger" not in line
+
+
+def test_a_bound_run_id_is_on_every_line_and_binding_loads_no_structlog() -> None:
+    """``bind_context`` in a fresh interpreter imports nothing; the value is on the lines
+    logged while bound, a line's own field wins, and ``reset_context`` takes it off."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import io, json, sys\n"
+        "from dreamd.logs import bind_context, configure_logging, get_logger, reset_context\n"
+        "stream = io.StringIO()\n"
+        "configure_logging('info', stream=stream)\n"
+        "token = bind_context(run_id='r-7')\n"
+        "loaded = 'structlog' in sys.modules\n"
+        "log = get_logger('dreamd.test')\n"
+        "log.info('one')\n"
+        "log.info('two', run_id='own')\n"
+        "reset_context(token)\n"
+        "log.info('three')\n"
+        "print(json.dumps([loaded, [json.loads(l) for l in stream.getvalue().splitlines()]]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    loaded, logged = json.loads(done.stdout)
+    assert loaded is False
+    assert [(line["event"], line.get("run_id")) for line in logged] == [
+        ("one", "r-7"),
+        ("two", "own"),
+        ("three", None),
+    ]

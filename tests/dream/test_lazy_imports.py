@@ -39,3 +39,30 @@ def test_the_sql_gate_still_answers_through_the_registry(tmp_path: Path) -> None
     assert UNDO["rows"].conflicts(None, tmp_path) == [
         "the run changed SQL store items, but no SQL store is configured"
     ]
+
+
+def test_a_dream_with_nothing_to_gate_loads_no_yaml_secret_filter_or_structlog(
+    isolated_home: Path, tmp_path: Path
+) -> None:
+    """Plain front matters, no inbox, nothing logged: the dream imports no YAML, no secret
+    filter (its patterns take long to compile) and no structlog; a front matter only YAML
+    can read still loads it."""
+    from tests.process import modules_loaded
+
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    (memory / "feedback_tests.md").write_text(
+        "---\nname: Real database\ndescription: tests hit a real one\ntype: feedback\n---\n"
+        "Tests hit a real database, never mocks.\n"
+    )
+    (memory / "MEMORY.md").write_text("- [Real database](feedback_tests.md) — tests\n")
+    args = ("dream", "--dry-run", "--root", str(memory))
+    loaded = modules_loaded(isolated_home, *args)
+    assert "dreamd.dream.folder.inventory" in loaded
+    top = {module.split(".")[0] for module in loaded}
+    assert not top & {"yaml", "structlog"}
+    assert not {module for module in loaded if module.startswith("dreamd.secrets")}
+    (memory / "project_nested.md").write_text(
+        "---\nname: Nested\ndescription: a list\ntype: project\ntags: [a, b]\n---\nBody.\n"
+    )
+    assert "yaml" in modules_loaded(isolated_home, *args)

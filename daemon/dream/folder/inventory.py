@@ -35,8 +35,6 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import cast
 
-import yaml
-
 from dreamd.dream.folder.layers import is_read_only
 from dreamd.dream.folder.links import not_own_file
 from dreamd.dream.model import (
@@ -49,6 +47,7 @@ from dreamd.dream.model import (
 )
 from dreamd.errors import DreamdError
 from dreamd.fs import read_regular
+from dreamd.stores import safe_yaml
 
 __all__ = [
     "ARCHIVE_NAME",
@@ -69,8 +68,6 @@ MAX_TOPIC_FILE_BYTES = 16 * 1024 * 1024
 
 _OPENING = "---"
 _CLOSINGS = frozenset({"---", "..."})
-# Libyaml when present: ten thousand front matters parse in a fraction of a second.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _KEY_LINE = re.compile(
     r"^(?P<indent>[ \t]*)(?P<key>[A-Za-z_][\w-]*)[ \t]*:(?:[ \t]+(?P<value>.*))?$"
 )
@@ -160,8 +157,8 @@ def simple_mapping(block: str) -> dict[str, object] | None:
 def _yaml_mapping(block: str) -> dict[str, object] | None:
     """The block as a YAML mapping, or None when it is not valid YAML or not a mapping."""
     try:
-        loaded = yaml.load(block, Loader=_LOADER)  # a safe loader: no object construction
-    except (yaml.YAMLError, ValueError, TypeError, RecursionError):
+        loaded = safe_yaml(block)
+    except ValueError:
         return None
     if not isinstance(loaded, dict):
         return None

@@ -33,15 +33,12 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-import yaml
-
 from dreamd.dream.execute import Executor, sha256_of
 from dreamd.dream.folder.inventory import is_topic_file_name, parse_memory_file
 from dreamd.dream.folder.repoview import RepoView
 from dreamd.dream.gates.decision import INBOX, GateDecision, Verdict
 from dreamd.dream.gates.inbox import (
     MAX_INBOX_ITEM_BYTES,
-    SAFE_LOADER,
     ParsedItem,
     Rejected,
     check_provenance,
@@ -54,6 +51,7 @@ from dreamd.dream.gates.inbox import (
 from dreamd.dream.gates.merge import find_duplicate, merge_text
 from dreamd.dream.model import MemoryFile, MemoryFolder, MemoryType
 from dreamd.fs import read_if_present
+from dreamd.stores import safe_yaml
 from dreamd.stores.claude_memory import topic_stem
 
 __all__ = [
@@ -234,8 +232,8 @@ def _why_not_apply(target: Path, decision: GateDecision) -> str | None:
         text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
         split = split_front_matter(text.replace("\r\n", "\n"))
         try:
-            loaded = yaml.load(split[0], Loader=SAFE_LOADER) if split else None
-        except (yaml.YAMLError, ValueError, TypeError, RecursionError):
+            loaded = safe_yaml(split[0]) if split else None
+        except ValueError:
             loaded = None
         if not isinstance(loaded, dict):
             return f"{decision.target} has no plain YAML front matter to merge into; merge by hand"

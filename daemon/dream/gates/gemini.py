@@ -44,8 +44,7 @@ from dreamd.dream.gates.flow import (
     run_gate,
     trash_block,
 )
-from dreamd.dream.gates.rules import near_duplicate, rejection
-from dreamd.secrets import contains_secret
+from dreamd.dream.gates.rules import credential_reason, near_duplicate, rejection
 from dreamd.stores.gemini_md import (
     LEDGER_HEADER,
     GeminiStore,
@@ -78,9 +77,7 @@ def fact_problem(record: Record) -> str | None:
         return "malformed: no one-line fact above the record"
     if line != fact_line(gemini_fact(item)):
         return "malformed: the line is not the item's fact"
-    if contains_secret(line):
-        return "credential-shaped value"
-    return None
+    return credential_reason([line])
 
 
 def _shown_keys(ledger: Sequence[Record], facts: Sequence[str]) -> set[str]:

@@ -19,8 +19,6 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-import yaml
-
 from dreamd.dream.folder.inventory import memory_type
 from dreamd.dream.folder.repoview import RepoView
 from dreamd.dream.gates.rules import (
@@ -30,11 +28,11 @@ from dreamd.dream.gates.rules import (
     stale_at_birth_reason,
 )
 from dreamd.dream.model import MEMORY_TYPES, MemoryFile, MemoryType
+from dreamd.stores import safe_yaml
 
 __all__ = [
     "FRONT_MATTER_FENCE",
     "MAX_INBOX_ITEM_BYTES",
-    "SAFE_LOADER",
     "ParsedItem",
     "Rejected",
     "check_provenance",
@@ -54,8 +52,6 @@ _MESSAGE_ID = re.compile(r"^(?P<session>[a-z0-9-]+:[^:\s]+:[^:\s]+):[^\s]+$")
 #: The line that opens (and, when dreamd writes one, closes) a front matter block.
 FRONT_MATTER_FENCE = "---"
 _CLOSINGS = frozenset({"---", "..."})
-#: A safe YAML loader (no object construction), C-accelerated where libyaml exists.
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class Rejected(Exception):
@@ -106,8 +102,8 @@ def parse_inbox_item(data: bytes) -> ParsedItem:
     if split is None:
         raise Rejected("malformed: no front matter")
     try:
-        front = yaml.load(split[0], Loader=SAFE_LOADER)  # a safe loader: no object construction
-    except (yaml.YAMLError, ValueError, TypeError, RecursionError):
+        front = safe_yaml(split[0])
+    except ValueError:
         raise Rejected("malformed: front matter is not valid YAML") from None
     if not isinstance(front, dict):
         raise Rejected("malformed: front matter is not a mapping")

@@ -18,8 +18,6 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-import yaml
-
 from dreamd.dream.folder.subjects import same_subject
 from dreamd.dream.folder.words import overlap_ratio, significant_words
 from dreamd.dream.gates.inbox import FRONT_MATTER_FENCE
@@ -27,8 +25,6 @@ from dreamd.dream.gates.rules import near_duplicate
 from dreamd.dream.model import MemoryFile
 
 __all__ = ["find_duplicate", "merge_text"]
-
-_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 def _normalised(text: str) -> str:
@@ -117,5 +113,8 @@ def merge_text(existing: MemoryFile, new_metadata: Mapping[str, Any], new_body: 
     addition = new_body.strip()
     if _normalised(addition) not in _normalised(body):
         body = f"{body.rstrip()}\n\n{addition}\n"
-    block = yaml.dump(front, Dumper=_DUMPER, sort_keys=False, allow_unicode=True, width=100)
+    import yaml  # only a merge writes YAML: most dreams merge nothing
+
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    block = yaml.dump(front, Dumper=dumper, sort_keys=False, allow_unicode=True, width=100)
     return f"{FRONT_MATTER_FENCE}\n{block}{FRONT_MATTER_FENCE}\n{body}".encode()

@@ -34,7 +34,6 @@ from dreamd.dream.folder.similarity import DUPLICATE_OVERLAP
 from dreamd.dream.folder.staleness import classify
 from dreamd.dream.folder.words import overlap_reaches, significant_words
 from dreamd.dream.model import MEMORY_TYPES, MemoryFile, MemoryType, RefCheck
-from dreamd.secrets import contains_secret
 from dreamd.stores import MemoryItem
 
 __all__ = [
@@ -64,7 +63,12 @@ COLLAPSE_OVERLAP = 0.9
 
 
 def credential_reason(texts: Iterable[str]) -> str | None:
-    """Seed 002 safety rule 5: a credential-shaped value in any of ``texts`` rejects the item."""
+    """Seed 002 safety rule 5: a credential-shaped value in any of ``texts`` rejects the item.
+
+    The secret filter (a few hundred patterns to compile) loads with the first item gated:
+    a dream of folders with nothing waiting never needs it."""
+    from dreamd.secrets import contains_secret
+
     return "credential-shaped value" if any(contains_secret(text) for text in texts) else None
 
 

@@ -58,11 +58,11 @@ from dreamd.dream.gates.rules import (
     COLLAPSE_OVERLAP,
     DUPLICATE_OVERLAP,
     as_memory,
+    credential_reason,
     missing_refs,
     near_duplicate,
     rejection,
 )
-from dreamd.secrets import contains_secret
 from dreamd.stores.memory_md import (
     DEFAULT_SECTION,
     LEDGER_HEADER,
@@ -146,9 +146,7 @@ def entry_problem(record: Record) -> str | None:
         return "malformed: the entry does not list its operation keys"
     if not entry_words_text(entry).strip():
         return "malformed: the entry states nothing"
-    if contains_secret(entry.text):
-        return "credential-shaped value"
-    return None
+    return credential_reason([entry.text])
 
 
 def find_twin(
