@@ -4,22 +4,53 @@ The public surface: the item model (``MemoryItem``, ``Quote``, ``Receipt``),
 the adapter contract (``Store``, ``Capabilities``, ``HeldItem``), the item
 codec other packages serialise items with, and the one-file stores' table.
 The registry of every store is ``dreamd.stores.registry``.
+
+Each name is imported from its module when first asked for (PEP 562): every
+command reads the configuration, which imports the registry's light specs
+from this package, and none of them needs the item model to do so.
 """
 
-from ._codec import dumps_ascii, item_from_json, item_to_json
-from ._heldfile import FileStoreTable, located
-from ._item import ITEM_TYPES, ItemType, MemoryItem, Quote, Receipt
-from ._keyindex import ItemVersion, KeyIndex, MemoryKeyIndex
-from ._protocol import (
-    Capabilities,
-    HeldItem,
-    KnownMemory,
-    Planning,
-    ProjectMemories,
-    Store,
-    project_memories,
-)
-from ._yaml import safe_yaml
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._codec import dumps_ascii, item_from_json, item_to_json
+    from ._item import ITEM_TYPES, ItemType, MemoryItem, Quote, Receipt
+    from ._keyindex import ItemVersion, KeyIndex, MemoryKeyIndex
+    from ._protocol import (
+        Capabilities,
+        HeldItem,
+        KnownMemory,
+        Planning,
+        ProjectMemories,
+        Store,
+        project_memories,
+    )
+    from ._yaml import safe_yaml
+    from .filespec import FileStoreTable, located
+
+#: Where each public name lives.
+_HOMES: dict[str, str] = {
+    **dict.fromkeys(("dumps_ascii", "item_from_json", "item_to_json"), "._codec"),
+    **dict.fromkeys(("ITEM_TYPES", "ItemType", "MemoryItem", "Quote", "Receipt"), "._item"),
+    **dict.fromkeys(("ItemVersion", "KeyIndex", "MemoryKeyIndex"), "._keyindex"),
+    **dict.fromkeys(
+        (
+            "Capabilities",
+            "HeldItem",
+            "KnownMemory",
+            "Planning",
+            "ProjectMemories",
+            "Store",
+            "project_memories",
+        ),
+        "._protocol",
+    ),
+    "safe_yaml": "._yaml",
+    **dict.fromkeys(("FileStoreTable", "located"), ".filespec"),
+}
 
 __all__ = [
     "ITEM_TYPES",
@@ -44,3 +75,16 @@ __all__ = [
     "project_memories",
     "safe_yaml",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(home, __name__), name)
+    globals()[name] = value  # asked once: the next lookup is a plain global
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -39,28 +39,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Generic, Protocol, TypeVar
 
-from dreamd.agentdirs import expand_home
 from dreamd.errors import StoreError
 from dreamd.fs import check_name, digest, open_folder, read_file
 from dreamd.fswrite import exclusive_lock, replace_file, sweep_temps, write_new
 
 from ._codec import key_hash
 from ._item import MemoryItem, Receipt
-from ._protocol import Capabilities, HeldItem, Store
-from ._registry import GateKind, StoreContext, StoreSpec, StoreTable
+from ._protocol import Capabilities, HeldItem
 from .memory import ITEM_FIELDS
 
 __all__ = [
     "STALE_TEMP_SECONDS",
-    "FileStoreTable",
     "HeldFileStore",
     "HeldRecord",
     "Shown",
-    "check_file_table",
-    "file_store_spec",
     "holding_name",
     "ledger_name",
-    "located",
     "sidecar_name",
 ]
 
@@ -329,64 +323,3 @@ class HeldFileStore(ABC, Generic[R]):
             older_than=STALE_TEMP_SECONDS,
             prefix=f".{self.holding_name}.",
         )
-
-
-class FileStoreTable(StoreTable):
-    """A store kept in one file: ``[stores.memory-md]``, ``[stores.graph]``."""
-
-    path: str | None = None  # absolute, or under ~/
-    repo: str | None = None  # the project its references are checked against (optional)
-
-
-def located(table: FileStoreTable, home: Path) -> tuple[Path, Path | None] | None:
-    """(file, repository) of a one-file store, ``~`` read against ``home``; None without a file."""
-    if table.path is None:
-        return None
-    repo = expand_home(table.repo, home) if table.repo else None
-    return expand_home(table.path, home), repo
-
-
-def check_file_table(table: FileStoreTable, listed: bool) -> tuple[str, str] | None:
-    """Absolute paths (or ``~/``); a store listed in ``collect.stores`` needs its file."""
-    for key in ("path", "repo"):
-        value = getattr(table, key)
-        if value is not None and not (
-            value == "~" or value.startswith("~/") or Path(value).is_absolute()
-        ):
-            return key, "must be absolute or start with ~/"
-    if listed and not table.path:
-        return "path", "collect.stores lists this store: give its file"
-    return None
-
-
-def check_file_place(table: FileStoreTable, home: Path) -> tuple[str, str] | None:
-    """The repository the file's references are checked against exists (the file's own
-    folder is created with its first write)."""
-    found = located(table, home)
-    if found is None:
-        return None
-    repo = found[1]
-    if repo is not None and not repo.is_dir():
-        return "repo", f"{repo} is not a folder"
-    return None
-
-
-def file_store_spec(name: str, store: Callable[[Path], Store], *, gate: GateKind) -> StoreSpec:
-    """The registry entry of a one-file store: its table is ``FileStoreTable``, its adapter
-    ``store(file)``, one store for every session's items."""
-
-    def open_store(
-        table: FileStoreTable, context: StoreContext, project: str | None, create: bool
-    ) -> Store | None:
-        found = located(table, context.home)
-        return None if found is None else store(found[0])
-
-    return StoreSpec(
-        name=name,
-        table=FileStoreTable,
-        gate=gate,
-        per_project=False,
-        open=open_store,
-        check=check_file_table,
-        check_place=check_file_place,
-    )

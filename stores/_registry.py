@@ -13,12 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
-from ._keyindex import KeyIndex
-from ._protocol import Store
+if TYPE_CHECKING:
+    from ._keyindex import KeyIndex
+    from ._protocol import Store
 
 __all__ = ["GateKind", "StoreContext", "StoreSpec", "StoreTable", "no_problem"]
 

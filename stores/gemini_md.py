@@ -36,19 +36,18 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
-from dreamd.agentdirs import expand_home
 from dreamd.errors import StoreError
 
 from ._codec import dumps_ascii, record_to_json
 from ._heldfile import HeldFileStore, Shown, holding_name, ledger_name
 from ._item import MemoryItem
-from ._registry import StoreContext, StoreSpec, StoreTable
+from .geminispec import CONTEXT_FILE, SPEC, GeminiTable, default_path
 from .memory_md import Record, decode, encode, parse_records
 from .sectioned import replace_lines, split_lines
 
 __all__ = [
+    "CONTEXT_FILE",
     "HOLDING_HEADER",
     "JS_WHITESPACE",
     "LEDGER_HEADER",
@@ -71,8 +70,6 @@ __all__ = [
 
 #: Gemini CLI's ``MEMORY_SECTION_HEADER``.
 SECTION_HEADER = "## Gemini Added Memories"
-#: Gemini CLI's ``DEFAULT_CONTEXT_FILENAME``.
-CONTEXT_FILE = "GEMINI.md"
 #: A fact longer than this is cut at a word boundary (``…``); the ledger keeps the whole body.
 MAX_FACT_CHARS = 400
 #: A holding file, ledger or ``GEMINI.md`` larger than this is not read (nor replaced).
@@ -223,39 +220,3 @@ def ledger_record(record: Record, line: str) -> str:
     """A held record as the ledger keeps it: ``line`` (what shows it), then its item line."""
     item_line = split_lines(record.text)[-1]
     return f"{line}\n{item_line if item_line.endswith(chr(10)) else item_line + chr(10)}"
-
-
-# --- the registry's entry ----------------------------------------------------------------------
-
-
-class GeminiTable(StoreTable):
-    """``[stores.gemini]``: the memory file, when not Gemini CLI's default."""
-
-    path: str | None = None  # absolute, or under ~/
-
-
-def default_path(context: StoreContext) -> Path:
-    """``GEMINI.md`` in Gemini CLI's global folder (``$GEMINI_CLI_HOME/.gemini``, ``~/.gemini``)."""
-    base = context.env.get("GEMINI_CLI_HOME", "").strip()
-    home = expand_home(base, context.home) if base else context.home
-    return home / ".gemini" / CONTEXT_FILE
-
-
-def _check(table: GeminiTable, listed: bool) -> tuple[str, str] | None:
-    value = table.path
-    if value is not None and not (value.startswith("~/") or Path(value).is_absolute()):
-        return "path", "must be absolute or start with ~/"
-    return None
-
-
-def _open(
-    table: GeminiTable, context: StoreContext, project: str | None, create: bool
-) -> GeminiStore:
-    path = expand_home(table.path, context.home) if table.path else default_path(context)
-    return GeminiStore(path)
-
-
-#: The registry's entry (``dreamd.stores.registry``).
-SPEC = StoreSpec(
-    name="gemini", table=GeminiTable, gate="gemini", per_project=False, open=_open, check=_check
-)

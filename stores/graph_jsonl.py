@@ -48,12 +48,12 @@ from ._codec import dumps_ascii, loads, op_keys_from_json, record_from_json, rec
 from ._heldfile import (
     HeldFileStore,
     Shown,
-    file_store_spec,
     holding_name,
     ledger_name,
     sidecar_name,
 )
 from ._item import MemoryItem
+from .filespec import GRAPH_SPEC as SPEC
 
 __all__ = [
     "PROVENANCE_PREFIX",
@@ -292,7 +292,3 @@ class GraphStore(HeldFileStore[Pending]):
     def _shown(self, data: bytes, ledger: Callable[[], Sequence[Pending]]) -> list[Shown]:
         """The owned entities of the graph, with the keys their provenance lists."""
         return [Shown(line.op_keys, line.raw) for line in parse_graph(data) if line.owned]
-
-
-#: The registry's entry (``dreamd.stores.registry``).
-SPEC = file_store_spec("graph", GraphStore, gate="graph")

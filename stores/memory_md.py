@@ -46,12 +46,12 @@ from ._codec import dumps_ascii, loads, record_from_json, record_to_json
 from ._heldfile import (
     HeldFileStore,
     Shown,
-    file_store_spec,
     holding_name,
     ledger_name,
     sidecar_name,
 )
 from ._item import MemoryItem
+from .filespec import MEMORY_MD_SPEC as SPEC
 from .sectioned import (
     Entry,
     entries,
@@ -246,7 +246,3 @@ class MemoryMdStore(HeldFileStore[Record]):
             for entry in entries(decode(data))
             if (tail := entry.tail).op_keys
         ]
-
-
-#: The registry's entry (``dreamd.stores.registry``).
-SPEC = file_store_spec("memory-md", MemoryMdStore, gate="sectioned")

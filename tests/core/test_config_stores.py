@@ -8,7 +8,7 @@ import pytest
 
 from dreamd.config import Settings, parse_config
 from dreamd.errors import ConfigError
-from dreamd.stores._heldfile import located
+from dreamd.stores.filespec import located
 
 
 def settings(text: str) -> Settings:

@@ -21,6 +21,16 @@ from tests.service.daemon import write_config
 JOBS = ("sqlalchemy", "alembic", "yaml", "dreamd.collect.collector", "dreamd.dream.gardener")
 #: The transcript parsers (``dreamd.readers.READERS``): only what reads a transcript loads them.
 PARSERS = ("dreamd.readers._registry", "dreamd.readers.claude_code", "dreamd.readers.codex")
+#: The store adapters and their item codec: reading the configuration needs only their specs.
+ADAPTERS = (
+    "dreamd.stores._heldfile",
+    "dreamd.stores._codec",
+    "dreamd.stores.claude_memory",
+    "dreamd.stores.memory_md",
+    "dreamd.stores.graph_jsonl",
+    "dreamd.stores.gemini_md",
+    "dreamd.stores.sql",
+)
 
 
 def loaded(modules: set[str], prefixes: tuple[str, ...]) -> set[str]:
@@ -48,6 +58,7 @@ def test_reading_commands_load_neither_job_nor_the_sql_layer(
     modules = modules_loaded(used_home, *command)
     assert loaded(modules, JOBS) == set()
     assert loaded(modules, PARSERS) == set()
+    assert modules.isdisjoint(ADAPTERS)
     assert loaded(modules, ("structlog",)) == set()
     if "--json" in command:
         assert loaded(modules, ("rich",)) == set()
