@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import sys
 import tomllib
 from collections.abc import Mapping
@@ -399,6 +398,16 @@ def default_data_dir() -> Path:
     return Path(platformdirs.user_data_dir(APP, appauthor=False))
 
 
+def _host_name() -> str:
+    """This machine's name (``socket.gethostname``: ``uname`` is the same call here, without
+    importing the socket layer into every command)."""
+    if hasattr(os, "uname"):
+        return os.uname().nodename
+    import socket
+
+    return socket.gethostname()
+
+
 def load_settings(
     explicit: Path | None = None,
     env: Mapping[str, str] | None = None,
@@ -416,7 +425,7 @@ def load_settings(
         config=config,
         config_path=path if path.is_file() else None,
         data_dir=default_data_dir(),
-        machine=config.machine or socket.gethostname().split(".")[0] or "localhost",
+        machine=config.machine or _host_name().split(".")[0] or "localhost",
         home=home,
         env=env,
     )

@@ -15,9 +15,10 @@ import fcntl
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+
+import msgspec
 
 from dreamd.errors import LockHeld
 from dreamd.fswrite import atomic_write, private_folder
@@ -30,8 +31,7 @@ PIPELINE = "pipeline"
 _POLL_SECONDS = 0.5
 
 
-@dataclass(frozen=True, slots=True)
-class Holder:
+class Holder(msgspec.Struct, frozen=True):
     """Who holds a lock: a PID and the job it runs (``collect``, ``dream``)."""
 
     pid: int

@@ -22,10 +22,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from dreamd.errors import StateError
 from dreamd.logs import bind_context, get_logger, reset_context
@@ -48,13 +49,12 @@ INTERRUPTED = "interrupted"
 log = get_logger("dreamd.jobs")
 
 
-@dataclass
-class RunRecord:
+class RunRecord(msgspec.Struct):
     """What the run reports about itself; ``outcome`` stays ``failed`` unless it says more."""
 
     mode: str
     outcome: str = "failed"
-    summary: dict[str, Any] = field(default_factory=dict)
+    summary: dict[str, Any] = msgspec.field(default_factory=dict)
     report: dict[str, Any] | None = None
 
 

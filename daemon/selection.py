@@ -101,8 +101,7 @@ DAMAGED_AHEAD = timedelta(days=1)
 MIN_MESSAGES = 4
 
 
-@dataclass(frozen=True, slots=True)
-class CursorEntry:
+class CursorEntry(msgspec.Struct, frozen=True):
     """What the cursor records about one session."""
 
     state: Literal["resolved", "skipped_trivial", "partial", "held"]
@@ -146,12 +145,11 @@ class Decision(msgspec.Struct, frozen=True, gc=False):
     selected: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Selection:
+class Selection(msgspec.Struct, frozen=True):
     """Every session's decision in selection order; ``selected`` is the run's work."""
 
     decisions: tuple[Decision, ...]
-    selected: tuple[Decision, ...] = field(default=())
+    selected: tuple[Decision, ...] = ()
 
     @property
     def backlog(self) -> int:

@@ -6,7 +6,6 @@ the rest of dreamd reads; no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from typing import Any
 
@@ -31,8 +30,7 @@ CacheKey = tuple[str, str, str]
 KeyRow = tuple[str, int, int, int, int, tuple[str, ...], str]
 
 
-@dataclass(frozen=True, slots=True)
-class QuarantinedPlan:
+class QuarantinedPlan(msgspec.Struct, frozen=True):
     """A write plan set aside: it could not be saved (``stage`` "save") or replayed ("replay").
 
     ``revision`` is the session's revision then; ``path`` the plan file, if there is one.
@@ -50,11 +48,10 @@ class QuarantinedPlan:
 
 
 #: The columns of a quarantined plan, in field order.
-QUARANTINE_FIELDS = tuple(f.name for f in fields(QuarantinedPlan))
+QUARANTINE_FIELDS = tuple(f.name for f in msgspec.structs.fields(QuarantinedPlan))
 
 
-@dataclass(frozen=True, slots=True)
-class JobRun:
+class JobRun(msgspec.Struct, frozen=True):
     """One recorded run of a job (``collect`` or ``dream``)."""
 
     run_id: str

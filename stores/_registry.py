@@ -11,7 +11,6 @@ them. Adding a store is one module and one line in the registry.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -33,8 +32,7 @@ class StoreTable(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
     """A ``[stores.<name>]`` table: unknown keys are errors, so typos do not pass silently."""
 
 
-@dataclass(frozen=True, slots=True)
-class StoreContext:
+class StoreContext(msgspec.Struct, frozen=True):
     """What every store may need to find its place: resolved once per run.
 
     ``claude_projects`` maps a project path to the Claude Code transcript
@@ -46,7 +44,7 @@ class StoreContext:
     machine: str
     home: Path
     env: Mapping[str, str]
-    claude_projects: Mapping[str, Path] = field(default_factory=dict)
+    claude_projects: Mapping[str, Path] = msgspec.field(default_factory=dict)
     #: Where folder stores remember which operation keys their files hold (``_keyindex``);
     #: None: each store keeps its own for the process.
     key_index: KeyIndex | None = None
@@ -72,8 +70,7 @@ def no_place_problem(table: Any, home: Path) -> tuple[str, str] | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
-class StoreSpec:
+class StoreSpec(msgspec.Struct, frozen=True):
     """One store kind, as the registry lists it.
 
     ``open(table, context, project, create=...)`` returns the adapter, or None

@@ -49,9 +49,10 @@ import json
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
+
+import msgspec
 
 from dreamd.gitroot import RootCache
 
@@ -121,8 +122,7 @@ def project_key(path: str) -> str:
 # --- settings ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class SettingsSources:
+class SettingsSources(msgspec.Struct, frozen=True):
     """The settings files that bear on one session, highest precedence first, as read."""
 
     policy: Mapping[str, Any]
@@ -207,8 +207,7 @@ def memory_directory_setting(sources: SettingsSources, home: Path) -> Path | Non
 # --- the folder -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryLocation:
+class MemoryLocation(msgspec.Struct, frozen=True):
     """Where a session's items go: ``folder`` (None: auto memory is off), the path the key
     was made of, and a note when something had to be assumed."""
 

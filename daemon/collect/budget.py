@@ -36,9 +36,10 @@ import os
 import re
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Literal
+
+import msgspec
 
 from dreamd.config import Config
 from dreamd.selection import SELECTABLE
@@ -81,8 +82,7 @@ COLLECT_NICENESS = 10
 EndedBy = Literal["sessions", "messages", "time", "tokens", "stop", "extractor", "none"]
 
 
-@dataclass(frozen=True, slots=True)
-class RunBudget:
+class RunBudget(msgspec.Struct, frozen=True):
     """One run's limits: None (or 0 for seconds and tokens) means no such limit."""
 
     sessions: int | None
@@ -166,8 +166,7 @@ def ended_by(
     return "none"
 
 
-@dataclass(frozen=True, slots=True)
-class Drain:
+class Drain(msgspec.Struct, frozen=True):
     """How the backlog goes at the last run's rate."""
 
     remaining: int

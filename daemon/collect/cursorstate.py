@@ -34,9 +34,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Literal
+
+import msgspec
 
 from dreamd.readers import Conversation, Message
 from dreamd.selection import READABLE_DONE, CursorEntry
@@ -84,8 +85,7 @@ def qualified_id(tool: str, machine: str, session: str, message: str) -> str:
     return f"{tool}:{machine}:{session}:{message}"
 
 
-@dataclass(frozen=True, slots=True)
-class Intent:
+class Intent(msgspec.Struct, frozen=True):
     """A window whose plan was saved and whose writes may have started.
 
     ``message_ids`` are what its checkpoint acknowledges; ``source`` is what the
@@ -102,23 +102,21 @@ class Intent:
     revision: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class SessionState:
+class SessionState(msgspec.Struct, frozen=True):
     """What the cursor knows about one session on this host."""
 
     revision: str | None = None
     generation: int = 0
     status: Status = "partial"
     reason: str = ""
-    acked: Mapping[str, str] = field(default_factory=dict)  # message id -> fingerprint
+    acked: Mapping[str, str] = msgspec.field(default_factory=dict)  # message id -> fingerprint
     receipts: tuple[str, ...] = ()
     intent: Intent | None = None
     legacy_baseline: bool = False  # the legacy-resolved part was fingerprinted, not analysed
     reconciled: tuple[str, ...] = ()  # plans closed by reconciliation (their source changed)
 
 
-@dataclass(frozen=True, slots=True)
-class LegacyRecord:
+class LegacyRecord(msgspec.Struct, frozen=True):
     """A session the earlier collector recorded as processed (times only, no fingerprints).
 
     ``origin`` says where in the cursor document it was found, for the report.
@@ -130,8 +128,7 @@ class LegacyRecord:
     skipped: bool = False  # recorded skipped as trivial (``skipped_trivial``), not processed
 
 
-@dataclass(frozen=True, slots=True)
-class Cursor:
+class Cursor(msgspec.Struct, frozen=True):
     """Per-host collection state: sessions by ``tool:id``, plus what must pass through.
 
     ``legacy`` is the imported document, kept verbatim; ``legacy_sessions`` are
@@ -139,15 +136,15 @@ class Cursor:
     """
 
     host: str
-    sessions: Mapping[str, SessionState] = field(default_factory=dict)
-    legacy: Mapping[str, object] = field(default_factory=dict)
-    legacy_sessions: Mapping[str, LegacyRecord] = field(default_factory=dict)
+    sessions: Mapping[str, SessionState] = msgspec.field(default_factory=dict)
+    legacy: Mapping[str, object] = msgspec.field(default_factory=dict)
+    legacy_sessions: Mapping[str, LegacyRecord] = msgspec.field(default_factory=dict)
 
     def state(self, key: str) -> SessionState:
         return self.sessions.get(key, SessionState())
 
     def with_state(self, key: str, state: SessionState) -> Cursor:
-        return replace(self, sessions={**self.sessions, key: state})
+        return msgspec.structs.replace(self, sessions={**self.sessions, key: state})
 
 
 def selection_view(cursor: Cursor) -> dict[str, CursorEntry]:
@@ -182,7 +179,7 @@ def selection_view(cursor: Cursor) -> dict[str, CursorEntry]:
             note = legacy_note(record)
             view[key] = CursorEntry(kind, state.revision or "", until=boundary, note=note)
         else:  # finished at a revision of its own: that decides, the record's time is a fallback
-            view[key] = replace(known, until=boundary, note=legacy_note(record))
+            view[key] = msgspec.structs.replace(known, until=boundary, note=legacy_note(record))
     return view
 
 
@@ -203,7 +200,7 @@ def observe(cursor: Cursor, key: str, revision: str) -> Cursor:
     generation = state.generation + 1 if state.revision is not None else 0
     status: Status = "partial" if state.status != "partial" else state.status
     return cursor.with_state(
-        key, replace(state, revision=revision, generation=generation, status=status)
+        key, msgspec.structs.replace(state, revision=revision, generation=generation, status=status)
     )
 
 
@@ -255,7 +252,9 @@ def adopt_legacy_baseline(cursor: Cursor, key: str, resolved: Sequence[Message])
     state = cursor.state(key)
     if state.legacy_baseline or state.acked:
         raise ValueError(f"{key} already has V2 state; a legacy baseline comes first")
-    updated = replace(state, acked=acknowledge(state, resolved), legacy_baseline=True)
+    updated = msgspec.structs.replace(
+        state, acked=acknowledge(state, resolved), legacy_baseline=True
+    )
     return cursor.with_state(key, updated)
 
 
@@ -264,8 +263,7 @@ def pending_messages(state: SessionState, messages: Sequence[Message]) -> list[M
     return [m for m in messages if state.acked.get(m.id) != m.fingerprint]
 
 
-@dataclass(frozen=True, slots=True)
-class Window:
+class Window(msgspec.Struct, frozen=True):
     """20 to 40 pending messages and a short digest of what came before them."""
 
     messages: tuple[Message, ...]
@@ -325,7 +323,7 @@ def begin_window(cursor: Cursor, key: str, intent: Intent) -> Cursor:
     state = cursor.state(key)
     if state.intent is not None and state.intent.window_key != intent.window_key:
         raise ValueError(f"{key} already has an open window {state.intent.window_key}")
-    return cursor.with_state(key, replace(state, intent=intent))
+    return cursor.with_state(key, msgspec.structs.replace(state, intent=intent))
 
 
 def plan_source(messages: Iterable[Message]) -> dict[str, str]:
@@ -358,7 +356,7 @@ def reconcile_window(cursor: Cursor, key: str, receipts: Sequence[str]) -> Curso
     state = cursor.state(key)
     if state.intent is None:
         raise ValueError(f"{key} has no open window to reconcile")
-    updated = replace(
+    updated = msgspec.structs.replace(
         state,
         receipts=(*state.receipts, *(r for r in receipts if r not in state.receipts)),
         reconciled=(*state.reconciled, state.intent.plan_id),
@@ -393,7 +391,7 @@ def checkpoint_window(
         raise ValueError(
             f"{key}: checkpoint for {window_key_} but {state.intent.window_key} is open"
         )
-    updated = replace(
+    updated = msgspec.structs.replace(
         state,
         acked=acknowledge(state, window.messages),
         receipts=(*state.receipts, *(r for r in receipts if r not in state.receipts)),
@@ -412,7 +410,7 @@ def complete_session(cursor: Cursor, key: str, conversation: Conversation) -> Cu
     missing = pending_messages(state, conversation.messages)
     if missing:
         raise ValueError(f"{key}: {len(missing)} message(s) not acknowledged at their fingerprint")
-    return cursor.with_state(key, replace(state, status="resolved", reason=""))
+    return cursor.with_state(key, msgspec.structs.replace(state, status="resolved", reason=""))
 
 
 def complete_readable(cursor: Cursor, key: str, conversation: Conversation) -> Cursor:
@@ -423,7 +421,9 @@ def complete_readable(cursor: Cursor, key: str, conversation: Conversation) -> C
         raise ValueError(f"{key} changed or has an open window; reconcile it first")
     if pending_messages(state, conversation.messages):
         raise ValueError(f"{key}: messages not acknowledged at their fingerprint")
-    return cursor.with_state(key, replace(state, status="partial", reason=READABLE_DONE))
+    return cursor.with_state(
+        key, msgspec.structs.replace(state, status="partial", reason=READABLE_DONE)
+    )
 
 
 def skip_trivial(cursor: Cursor, key: str, revision: str, reason: str) -> Cursor:
@@ -432,5 +432,6 @@ def skip_trivial(cursor: Cursor, key: str, revision: str, reason: str) -> Cursor
         raise ValueError("skipping a session as trivial needs a reason")
     state = cursor.state(key)
     return cursor.with_state(
-        key, replace(state, revision=revision, status="skipped_trivial", reason=reason)
+        key,
+        msgspec.structs.replace(state, revision=revision, status="skipped_trivial", reason=reason),
     )

@@ -16,6 +16,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from dreamd.catalog import Catalog
 from dreamd.collect.budget import (
     Deadline,
@@ -77,7 +79,9 @@ def collect_job(
         path=settings.config_path,
     )
     trigger = settings.trigger("collect", _local_zone())  # a bad schedule stops it here
-    context = replace(settings.store_context(env, home), key_index=StateKeyIndex(state))
+    context = msgspec.structs.replace(
+        settings.store_context(env, home), key_index=StateKeyIndex(state)
+    )
     shared = _shared_stores(settings, context)
     catalog = catalog or Catalog(state, settings.source_roots, settings.readers)
     lower_priority()
@@ -110,7 +114,7 @@ def collect_job(
 
 def _limits(settings: Settings, request: CollectRequest) -> RunBudget:
     """The run's budgets, with the selection's as the request has them (--budget included)."""
-    return replace(
+    return msgspec.structs.replace(
         run_budget(settings.config),
         sessions=request.policy.budget_sessions,
         messages=request.policy.budget_messages,
@@ -213,7 +217,9 @@ def _stores_finder(
 
     def stores_for(conversation: Conversation) -> dict[str, Store]:
         if not located:
-            located.append(replace(context, claude_projects=_project_folders(catalog)))
+            located.append(
+                msgspec.structs.replace(context, claude_projects=_project_folders(catalog))
+            )
         return _stores_for(settings, located[0], conversation.project, shared)
 
     return stores_for

@@ -25,9 +25,11 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+
+import msgspec
 
 from dreamd.collect.plan import held_items, make_plan, plant, save_plan
 from dreamd.config import Settings
@@ -165,4 +167,4 @@ def context_for(
     settings: Settings, env: Mapping[str, str], home: Path, projects: Mapping[str, Path]
 ) -> StoreContext:
     """Where the stores live, knowing which transcript folder each project's sessions use."""
-    return replace(settings.store_context(env, home), claude_projects=projects)
+    return msgspec.structs.replace(settings.store_context(env, home), claude_projects=projects)

@@ -18,6 +18,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
+import msgspec
+
 from dreamd.agentdirs import claude_dir
 from dreamd.config import Settings
 from dreamd.errors import DreamdError
@@ -94,7 +96,7 @@ def open_read_path(
     read = ReadPath()
     transcripts = project_folders(state)
     known = {p: folder for folder, ps in transcripts.items() for p in ps}
-    context = replace(settings.store_context(env, home), claude_projects=known)
+    context = msgspec.structs.replace(settings.store_context(env, home), claude_projects=known)
     also = _project_folder(settings, context, project)
     roots = [Path(root).expanduser() for root in settings.config.dream.roots]
     for folder in memory_folders(claude_dir(env, home), transcripts, roots, also):

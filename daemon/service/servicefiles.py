@@ -13,11 +13,8 @@ spaces); the plist is XML-escaped and checked to load with :mod:`plistlib`.
 from __future__ import annotations
 
 import os
-import plistlib
 import re
 from collections.abc import Mapping, Sequence
-from html import escape as _html_escape
-from importlib import resources
 from pathlib import Path
 from string import Template
 
@@ -42,7 +39,9 @@ __all__ = [
 
 def escape(text: str) -> str:
     """``&``, ``<`` and ``>`` as XML entities (what a plist's ``<string>`` needs)."""
-    return _html_escape(text, quote=False)
+    from html import escape as html_escape  # only the writers escape: ``status`` reads paths
+
+    return html_escape(text, quote=False)
 
 
 #: The launchd label: also the plist's file name, and what marks an agent as ours.
@@ -63,6 +62,8 @@ _SYSTEMD_PLAIN = re.compile(r"[A-Za-z0-9_@+=:,./-]+")
 
 
 def _template(name: str) -> Template:
+    from importlib import resources
+
     return Template(resources.files("dreamd.deploy").joinpath(name).read_text(encoding="utf-8"))
 
 
@@ -137,6 +138,8 @@ def render_plist(program: Path | str | Sequence[str], home: Path) -> bytes:
         )
         .encode("utf-8")
     )
+    import plistlib
+
     plistlib.loads(content)  # a template edit that breaks the XML fails here, not in launchd
     return content
 

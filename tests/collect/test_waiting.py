@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -171,7 +171,7 @@ def test_every_input_changes_the_digest() -> None:
         {"machine": "n"},
         {"cursor_version": 4},
         {"quarantined": []},
-        {"quarantined": [replace(plan, revision="rev-2")]},
+        {"quarantined": [msgspec.structs.replace(plan, revision="rev-2")]},
         {"live_ids": frozenset()},
         {"live_guard": timedelta(minutes=31)},
     ]

@@ -6,6 +6,7 @@ import dataclasses
 from datetime import UTC, datetime
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from dreamd.dream.gates.gemini import dream_gemini, gate_facts
@@ -160,7 +161,7 @@ def test_the_default_file_is_gemini_clis_global_context_file(tmp_path: Path) -> 
     """``~/.gemini/GEMINI.md``, or under ``$GEMINI_CLI_HOME`` when it is set."""
     context = StoreContext(data_dir=tmp_path, machine="m", home=tmp_path / "h", env={})
     assert default_path(context) == tmp_path / "h" / ".gemini" / "GEMINI.md"
-    moved = dataclasses.replace(context, env={"GEMINI_CLI_HOME": str(tmp_path / "g")})
+    moved = msgspec.structs.replace(context, env={"GEMINI_CLI_HOME": str(tmp_path / "g")})
     assert default_path(moved) == tmp_path / "g" / ".gemini" / "GEMINI.md"
 
 
