@@ -41,10 +41,11 @@ import hashlib
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
+
+import msgspec
 
 from ._aider_input import (
     SENT_COMMANDS,
@@ -81,8 +82,7 @@ _MESSAGE_FLAGS = ("--message", "--msg", "--message-file")
 # --------------------------------------------------------------------------- chats
 
 
-@dataclass(frozen=True, slots=True)
-class Chat:
+class Chat(msgspec.Struct, frozen=True):
     """One ``# aider chat started at`` segment of a history file (byte offsets)."""
 
     offset: int
@@ -186,13 +186,12 @@ _GROUP: dict[str, Kind] = {
 }
 
 
-@dataclass(slots=True)
-class Record:
+class Record(msgspec.Struct):
     """Consecutive lines of one kind; ``line`` is where it starts (header = 1)."""
 
     kind: Kind
     line: int
-    lines: list[str] = field(default_factory=list)
+    lines: list[str] = msgspec.field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -273,12 +272,11 @@ def input_text(lines: Iterable[str]) -> str:
 # --------------------------------------------------------------------------- conversation
 
 
-@dataclass(slots=True)
-class _Turns:
+class _Turns(msgspec.Struct):
     """Messages built so far from a chat's records, and what the next input may repeat."""
 
     started: datetime | None
-    messages: list[Message] = field(default_factory=list)
+    messages: list[Message] = msgspec.field(default_factory=list)
     prompted: bool = False
     relog: Relog | None = None
     last_reply: str = ""

@@ -21,7 +21,8 @@ line without trailing spaces or outer blank lines (``normalized``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+import msgspec
 
 __all__ = [
     "SENT_COMMANDS",
@@ -95,8 +96,7 @@ def command_prompt(text: str) -> tuple[str, str] | None:
     return (name, rest) if rest else None
 
 
-@dataclass(frozen=True, slots=True)
-class Relog:
+class Relog(msgspec.Struct, frozen=True):
     """A prompt sent through a command, which Aider logs once more as input."""
 
     command: str

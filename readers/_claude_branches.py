@@ -44,8 +44,9 @@ Pure: records in, a set of uuids out.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+import msgspec
 
 __all__ = [
     "Graph",
@@ -88,14 +89,13 @@ def _is_conversation(record: Linked) -> bool:
     return isinstance(kind, str) and kind in _CONVERSATION
 
 
-@dataclass(slots=True)
-class Graph:
+class Graph(msgspec.Struct):
     """The main chain's records by uuid, in file order, with their links."""
 
-    records: dict[str, Linked] = field(default_factory=dict)
-    order: list[str] = field(default_factory=list)
-    position: dict[str, int] = field(default_factory=dict)
-    children: dict[str, list[str]] = field(default_factory=dict)
+    records: dict[str, Linked] = msgspec.field(default_factory=dict)
+    order: list[str] = msgspec.field(default_factory=list)
+    position: dict[str, int] = msgspec.field(default_factory=dict)
+    children: dict[str, list[str]] = msgspec.field(default_factory=dict)
 
     def parent(self, uuid: str) -> str | None:
         """``parentUuid``; for a compaction boundary (null parent) its ``logicalParentUuid``."""

@@ -19,7 +19,6 @@ makes hundreds of thousands of them and the collector need not track them.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -108,18 +107,17 @@ _decode_record = msgspec.json.Decoder(Record).decode
 _decode_link = msgspec.json.Decoder(Link).decode
 
 
-@dataclass(slots=True)
-class Decoded:
+class Decoded(msgspec.Struct):
     """Records recovered from a transcript, with the counts that tell it from garbage.
 
     ``lines`` holds each record's (1-based) line; None when record ``i`` is on
     line ``i + 1``, as in every well-formed file (``numbered`` pairs them).
     """
 
-    records: list[Link] = field(default_factory=list)
-    lines: list[int] | None = field(default_factory=list)
+    records: list[Link] = msgspec.field(default_factory=list)
+    lines: list[int] | None = msgspec.field(default_factory=list)
     good_lines: int = 0
-    bad_lines: list[int] = field(default_factory=list)
+    bad_lines: list[int] = msgspec.field(default_factory=list)
 
     def numbered(self) -> Iterator[tuple[int, Link]]:
         """``(line, record)`` for every record, in file order."""

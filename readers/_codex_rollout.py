@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+
+import msgspec
 
 from ._codex_text import block_texts, environment_cwd, prompt_text, text_of
 from ._model import Message, Role
@@ -56,8 +57,7 @@ def _match_key(text: str) -> str:
 # ---------------------------------------------------------------------- transcript
 
 
-@dataclass(frozen=True, slots=True)
-class _Candidate:
+class _Candidate(msgspec.Struct, frozen=True):
     """One copy of a prompt or reply as one record kind stored it."""
 
     role: Role
@@ -68,21 +68,19 @@ class _Candidate:
     timestamp: datetime | None
 
 
-@dataclass(slots=True)
-class _Group:
+class _Group(msgspec.Struct):
     """An emitted message's match key and the record kinds that supplied it."""
 
     key: str
     sources: set[str]
 
 
-@dataclass(slots=True)
-class _Transcript:
+class _Transcript(msgspec.Struct):
     """Messages in file order, each once, however many record kinds repeat it."""
 
-    messages: list[Message] = field(default_factory=list)
-    open_groups: dict[str, list[_Group]] = field(default_factory=dict)
-    used_ids: set[str] = field(default_factory=set)
+    messages: list[Message] = msgspec.field(default_factory=list)
+    open_groups: dict[str, list[_Group]] = msgspec.field(default_factory=dict)
+    used_ids: set[str] = msgspec.field(default_factory=set)
 
     def add(self, candidate: _Candidate) -> None:
         """Emit ``candidate`` unless it repeats a message of the current run.
@@ -128,20 +126,18 @@ class _Transcript:
         self.open_groups.clear()
 
 
-@dataclass(frozen=True, slots=True)
-class _Where:
+class _Where(msgspec.Struct, frozen=True):
     """Where a record sits: its line id and the envelope's timestamp."""
 
     line_id: str
     timestamp: datetime | None
 
 
-@dataclass(slots=True)
-class Rollout:
+class Rollout(msgspec.Struct):
     """Everything one pass over a rollout's records collects."""
 
-    transcript: _Transcript = field(default_factory=_Transcript)
-    metas: list[dict[str, Any]] = field(default_factory=list)
+    transcript: _Transcript = msgspec.field(default_factory=_Transcript)
+    metas: list[dict[str, Any]] = msgspec.field(default_factory=list)
     turn_cwd: str | None = None
     environment_cwd: str | None = None
     recognised: bool = False

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +46,7 @@ __all__ = ["scan_item_table"]
 _Signature = tuple[tuple[str, str], ...]
 
 
-@dataclass(frozen=True, slots=True)
-class _Inline:
+class _Inline(msgspec.Struct, frozen=True):
     """A conversation found in ``ItemTable``, with what deduplication compares."""
 
     ref: SessionRef
@@ -56,8 +54,7 @@ class _Inline:
     created: float
 
 
-@dataclass(slots=True)
-class _Listing:
+class _Listing(msgspec.Struct):
     """One ``ItemTable`` being listed, and where what it holds goes."""
 
     path: Path
@@ -67,7 +64,7 @@ class _Listing:
     found: list[SessionRef | Unresolved]
     #: composer id -> workspaceStorage folder name, for the whole scan.
     workspaces: dict[str, str]
-    inline: list[_Inline] = field(default_factory=list)
+    inline: list[_Inline] = msgspec.field(default_factory=list)
 
     def damaged(self, item: str, reason: str, sid: str | None = None) -> None:
         """Report a damaged list of conversations, so that none vanishes unsaid."""

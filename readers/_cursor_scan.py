@@ -22,10 +22,10 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import closing
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from msgspec import structs
 
 from ._cursor_items import scan_item_table
@@ -48,15 +48,14 @@ from ._model import FileVersion, SessionRef, Unresolved
 __all__ = ["discover_databases"]
 
 
-@dataclass(slots=True)
-class _Scan:
+class _Scan(msgspec.Struct):
     """What discovery learned from the databases under one root."""
 
-    found: list[SessionRef | Unresolved] = field(default_factory=list)
+    found: list[SessionRef | Unresolved] = msgspec.field(default_factory=list)
     #: composer id -> workspaceStorage folder name, from workspace composer lists.
-    workspaces: dict[str, str] = field(default_factory=dict)
+    workspaces: dict[str, str] = msgspec.field(default_factory=dict)
     #: composers whose content lives in a ``cursorDiskKV`` table.
-    kv_ids: set[str] = field(default_factory=set)
+    kv_ids: set[str] = msgspec.field(default_factory=set)
 
 
 def discover_databases(kind: RootKind, root: Path) -> Iterator[SessionRef | Unresolved]:
@@ -175,8 +174,7 @@ FROM (SELECT key, CAST(value AS TEXT) AS v, json_valid(CAST(value AS TEXT)) AS o
 """
 
 
-@dataclass(frozen=True, slots=True)
-class _KvComposer:
+class _KvComposer(msgspec.Struct, frozen=True):
     """The cheap facts discovery needs about one ``composerData:<id>`` row."""
 
     cid: str

@@ -23,10 +23,11 @@ from __future__ import annotations
 
 import sqlite3
 from contextlib import closing
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from ._io import connect_sqlite_readonly, describe_os_error
 from ._opencode_records import Record, Session, UnreadableSession, is_child_session, nonempty_text
@@ -56,8 +57,7 @@ _REQUIRED_COLUMNS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Listed:
+class Listed(msgspec.Struct, frozen=True):
     """One session row as discovery sees it."""
 
     id: str

@@ -26,8 +26,9 @@ each id once; nothing here reads a file or a database.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
 from typing import Any
+
+import msgspec
 
 from ._model import Message, Role
 from ._parse import parse_timestamp, strip_tagged_blocks
@@ -57,19 +58,17 @@ class UnreadableSession(Exception):
     """
 
 
-@dataclass(slots=True)
-class Record:
+class Record(msgspec.Struct):
     """One stored message with its parts, before cleaning."""
 
     id: str
     info: dict[str, Any]
-    parts: list[dict[str, Any]] = field(default_factory=list)
+    parts: list[dict[str, Any]] = msgspec.field(default_factory=list)
     created: Any = None
     agent_id: Any = None
 
 
-@dataclass(frozen=True, slots=True)
-class Session:
+class Session(msgspec.Struct, frozen=True):
     """What a session record says about the session as a whole."""
 
     directory: str | None
@@ -151,7 +150,7 @@ def _apply_revert(records: list[Record], revert: Any) -> list[Record]:
         target = records[index]
         cut = next((i for i, p in enumerate(target.parts) if p.get("id") == part_id), None)
         if cut is not None:
-            kept.append(replace(target, parts=target.parts[:cut]))
+            kept.append(msgspec.structs.replace(target, parts=target.parts[:cut]))
     return kept
 
 

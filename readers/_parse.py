@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -97,8 +96,7 @@ def _decode_lenient(data: bytes | str) -> Any:
         return _NOTHING
 
 
-@dataclass(slots=True)
-class JsonLines:
+class JsonLines(msgspec.Struct):
     """What ``decode_json_lines`` recovered from a JSON Lines buffer.
 
     ``records`` pairs each decoded value with its 1-based line number.
@@ -106,8 +104,8 @@ class JsonLines:
     when only the unterminated last line failed (a writer still at work).
     """
 
-    records: list[tuple[int, Any]] = field(default_factory=list)
-    bad_lines: list[int] = field(default_factory=list)
+    records: list[tuple[int, Any]] = msgspec.field(default_factory=list)
+    bad_lines: list[int] = msgspec.field(default_factory=list)
     torn_tail: bool = False
 
     @property

@@ -38,8 +38,9 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from ._aider_history import (
     Chat,
@@ -100,8 +101,7 @@ _PRUNED = frozenset(_PRUNED_NAMES.split())
 PRIVACY_FOLDERS = ("Desktop", "Documents", "Downloads")
 
 
-@dataclass(frozen=True, slots=True)
-class PrivacyFence:
+class PrivacyFence(msgspec.Struct, frozen=True):
     """Folders the walk never enters, and the configured roots that are let in all the same."""
 
     skipped: frozenset[Path] = frozenset()
@@ -115,6 +115,10 @@ class PrivacyFence:
                     _inside(path, root) and _inside(root, folder) for root in self.configured
                 )
         return False
+
+
+#: The fence of a process that may read everywhere.
+NO_FENCE = PrivacyFence()
 
 
 def _inside(path: Path, folder: Path) -> bool:
@@ -317,7 +321,7 @@ def configured_reader(
 ) -> AiderReader:
     """The reader for one configuration and process (see ``privacy_fence``)."""
     fence = privacy_fence(platform, under_launchd, configured, home)
-    return READER if fence == PrivacyFence() else AiderReader(fence)
+    return READER if fence == NO_FENCE else AiderReader(fence)
 
 
 class AiderReader:
@@ -325,7 +329,7 @@ class AiderReader:
 
     tool = TOOL
 
-    def __init__(self, fence: PrivacyFence = PrivacyFence()) -> None:
+    def __init__(self, fence: PrivacyFence = NO_FENCE) -> None:
         self.fence = fence
 
     def default_roots(self, env: Mapping[str, str], home: Path) -> tuple[Path, ...]:

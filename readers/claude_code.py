@@ -51,10 +51,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
+
+import msgspec
 
 from dreamd.agentdirs import claude_config_dirs, unique_paths
 
@@ -116,8 +117,7 @@ def _session_id(location: str) -> str | None:
 _Turn = tuple[str, Role, "str | list[str]", "datetime | None"]
 
 
-@dataclass(slots=True)
-class _Queued:
+class _Queued(msgspec.Struct):
     """A prompt waiting in Claude Code's input queue (``queue-operation enqueue``)."""
 
     line: int
@@ -125,16 +125,15 @@ class _Queued:
     timestamp: Any
 
 
-@dataclass(slots=True)
-class _Session:
+class _Session(msgspec.Struct):
     """Everything learnt from one pass over the records."""
 
-    turns: list[_Turn] = field(default_factory=list)
-    replies: dict[str, list[str]] = field(default_factory=dict)
-    seen_uuids: set[str] = field(default_factory=set)
-    queue: list[_Queued] = field(default_factory=list)
-    from_queue: set[str] = field(default_factory=set)
-    prompts: list[str] = field(default_factory=list)  # a set only when the queue needs one
+    turns: list[_Turn] = msgspec.field(default_factory=list)
+    replies: dict[str, list[str]] = msgspec.field(default_factory=dict)
+    seen_uuids: set[str] = msgspec.field(default_factory=set)
+    queue: list[_Queued] = msgspec.field(default_factory=list)
+    from_queue: set[str] = msgspec.field(default_factory=set)
+    prompts: list[str] = msgspec.field(default_factory=list)  # a set only when the queue needs one
     project: str | None = None
     entrypoint: str | None = None
 

@@ -39,10 +39,10 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from msgspec import structs
 
 from ._common import discover_files, load_bytes, unresolved
@@ -171,8 +171,7 @@ def _one_per_session(
 # --------------------------------------------------------------------------- decoding
 
 
-@dataclass(frozen=True, slots=True)
-class _Records:
+class _Records(msgspec.Struct, frozen=True):
     """The decoded records of a session file and the lines that did not decode."""
 
     values: list[Any]
@@ -205,12 +204,11 @@ def _decode_records(data: bytes) -> _Records | str:
 # --------------------------------------------------------------------------- replay
 
 
-@dataclass(slots=True)
-class _Replay:
+class _Replay(msgspec.Struct):
     """The session state rebuilt from its records, in the CLI's own order."""
 
-    metadata: dict[str, Any] = field(default_factory=dict)
-    messages: dict[str, dict[str, Any]] = field(default_factory=dict)
+    metadata: dict[str, Any] = msgspec.field(default_factory=dict)
+    messages: dict[str, dict[str, Any]] = msgspec.field(default_factory=dict)
     seen_session: bool = False
     #: Why the recorded message list cannot be read (``messages`` of the wrong type).
     damage: str | None = None

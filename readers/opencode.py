@@ -44,8 +44,9 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from ._common import unresolved
 from ._io import stat_version, unlistable_reason, walk_files
@@ -139,8 +140,7 @@ def _is_app_db(name: str, app: str) -> bool:
 # -- The reader ------------------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class OpenCodeReader:
+class OpenCodeReader(msgspec.Struct):
     """Reads one OpenCode-schema tool: its SQLite databases and legacy JSON tree."""
 
     tool: str

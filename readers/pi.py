@@ -28,10 +28,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeGuard
+
+import msgspec
 
 from ._common import discover_files, load_json_lines, unresolved
 from ._io import SourceChanged, read_bytes
@@ -216,8 +217,7 @@ def _is_dict(value: Any) -> TypeGuard[dict[str, Any]]:
     return isinstance(value, dict)
 
 
-@dataclass(frozen=True, slots=True)
-class _Entry:
+class _Entry(msgspec.Struct, frozen=True):
     """One decoded line after the header, with the key its message would get."""
 
     key: str
