@@ -3,7 +3,7 @@
 Usage::
 
     python benchmarks/whole.py [--sessions N] [--memories N] [--rounds R] [--keep DIR]
-                               [--only NAME ...] [--growth] [--markdown]
+                               [--only NAME ...] [--growth] [--markdown] [--here]
 
 Generates the data once (10,000 synthetic Claude Code sessions, a 50 MB
 transcript, a folder of 10,000 memory files, a project folder of 3,000
@@ -29,12 +29,14 @@ idle               ``dreamd run``, 4,000 files in 400 folders      RSS < 45 MB
 idle, restarted    the same again, on the state the first left     RSS < 45 MB
 =================  ==============================================  ==================
 
-Start-up is measured the way users' machines run it: with bytecode cached
-(``PYTHONDONTWRITEBYTECODE`` unset, the package compiled once first). CPU
-times are the children's user + system time. ``--growth`` also prints how the
-dream's time grows from 1,000 to 30,000 memory files and a rescan's and a
-collect's from 100 to 10,000 sessions, with the fitted exponent (only for the rows
-``--only`` names).
+What is measured is dreamd as a user installs it: the checkout installed into
+a virtual environment of its own, as ``pipx install .`` does (``user_install``;
+``--here`` measures this environment's ``dreamd`` instead), with its bytecode
+cached (``PYTHONDONTWRITEBYTECODE`` unset). The baselines run on that
+environment's interpreter. CPU times are the children's user + system time.
+``--growth`` also prints how the dream's time grows from 1,000 to 30,000 memory
+files and a rescan's and a collect's from 100 to 10,000 sessions, with the
+fitted exponent (only for the rows ``--only`` names).
 """
 
 from __future__ import annotations
@@ -61,6 +63,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 import dream as memories
 import scan
 
+CHECKOUT = Path(__file__).resolve().parent.parent
+#: The interpreter and the ``dreamd`` measured: a user's install (``user_install``), or this
+#: environment's with ``--here``.
+PYTHON = sys.executable
 DREAMD = shutil.which("dreamd", path=str(Path(sys.executable).parent)) or "dreamd"
 PG_URL = os.environ.get("DREAMD_BENCH_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
 
@@ -161,7 +167,7 @@ def interleaved(rounds: int, *runs: Callable[[], float]) -> list[float]:
 
 
 def python(code: str, *args: str, env: dict[str, str]) -> float:
-    return timed([sys.executable, "-c", code, *args], env)[0]
+    return timed([PYTHON, "-c", code, *args], env)[0]
 
 
 def dreamd(env: dict[str, str], *args: str, cpu: bool = False) -> float:
@@ -361,7 +367,7 @@ def service_row(home: Path, rounds: int) -> Row:
     env = environment(home)
     projects = str(home / ".claude" / "projects")
     out = subprocess.run(
-        [sys.executable, "-c", SERVICE_RESCAN, projects, str(rounds)],
+        [PYTHON, "-c", SERVICE_RESCAN, projects, str(rounds)],
         env=env, capture_output=True, text=True, check=True,
     ).stdout.splitlines()[-1].split()  # fmt: skip
     scanned, stat = float(out[0]), float(out[1])
@@ -477,7 +483,7 @@ def idle_rows(root: Path) -> list[Row]:
     fresh_state(home)
     first = _idle_rss(env)
     restarted = _idle_rss(env)
-    bare = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(5)"])
+    bare = subprocess.Popen([PYTHON, "-c", "import time; time.sleep(5)"])
     time.sleep(1)
     baseline = _rss_mib(bare.pid)
     bare.kill()
@@ -562,8 +568,29 @@ def _growth_line(label: str, sizes: Sequence[int], times: Sequence[float]) -> st
 # --- main -------------------------------------------------------------------------------------
 
 
-def compile_package() -> None:
-    """Cache the bytecode once, as a user's machine has it after the first run."""
+def user_install(root: Path) -> tuple[str, str]:
+    """This checkout installed as the README's "Install for good" installs it (pipx, ``uv
+    tool`` or a wheel: a virtual environment of its own, the package copied in and its
+    bytecode compiled), under ``root``; its interpreter and its ``dreamd``.
+
+    Not the checkout's editable install: that one puts a finder on every start-up
+    (``__editable__`` in ``site``), which no user's install has. The environment is
+    made once (``--keep`` reuses it) and the package installed again on every run, so
+    it is always the checkout's code. ``orjson`` is the baselines' parser.
+    """
+    venv = root / "user-install"
+    python = venv / "bin" / "python"
+    pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([*pip, f"{CHECKOUT}[postgres,bench]"], check=True)
+    else:
+        subprocess.run([*pip, "--no-deps", "--force-reinstall", str(CHECKOUT)], check=True)
+    return str(python), str(venv / "bin" / "dreamd")
+
+
+def compile_here() -> None:
+    """``--here``: cache this environment's bytecode once, as a user's machine has it."""
     import dreamd
 
     for module in (
@@ -586,6 +613,8 @@ def main(argv: list[str] | None = None) -> int:
                         "dream collect postgres idle")  # fmt: skip
     parser.add_argument("--growth", action="store_true", help="also print the growth exponents "
                         "(of the rows --only names)")  # fmt: skip
+    parser.add_argument("--here", action="store_true", help="measure this environment's "
+                        "dreamd (the checkout's editable one) instead of a user's")  # fmt: skip
     parser.add_argument("--markdown", action="store_true", help="also print the table as "
                         "Markdown, with the machine's load, for docs/performance.md")  # fmt: skip
     args = parser.parse_args(argv)
@@ -594,7 +623,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     root = args.keep or Path(tempfile.mkdtemp(prefix="dreamd-whole-"))
     root.mkdir(parents=True, exist_ok=True)
-    compile_package()
+    global PYTHON, DREAMD
+    if args.here:
+        compile_here()
+    else:
+        PYTHON, DREAMD = user_install(root)
     rows: list[Row] = []
     try:
         started = time.perf_counter()
