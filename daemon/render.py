@@ -11,14 +11,17 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import msgspec
 
-from dreamd.readers import Conversation, isoformat
+from dreamd.readers import isoformat
 from dreamd.runlog import SCHEMA
 from dreamd.selection import Decision, Selection
 from dreamd.sessioninfo import SessionInfo
+
+if TYPE_CHECKING:
+    from dreamd.readers import Conversation
 
 __all__ = [
     "Progress",

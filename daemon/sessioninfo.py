@@ -14,9 +14,12 @@ from __future__ import annotations
 import re
 import sys
 from datetime import datetime
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from dreamd.readers import Conversation, Digest, FileVersion, Message, Unresolved
+from dreamd.readers import FileVersion
+
+if TYPE_CHECKING:
+    from dreamd.readers import Conversation, Digest, Message, Unresolved
 
 __all__ = [
     "SessionInfo",
@@ -69,6 +72,8 @@ class SessionInfo(NamedTuple):
 
 def summarize(conversation: Conversation) -> SessionInfo:
     """The metadata of a cleanly read conversation."""
+    from dreamd.readers import Digest  # the model: only where a conversation is read
+
     return summarize_digest(Digest.of(conversation))
 
 

@@ -3,26 +3,32 @@
 Tool names are the ones used in configuration tables and JSON output:
 ``claude-code``, ``codex``, ``pi``, ``omp``, ``opencode``, ``mimocode``,
 ``gemini``, ``cursor``, ``aider``.
+
+Each name is imported from its module when first asked for (PEP 562): ``status``
+and the state database need ``FileVersion`` and ``isoformat`` (``_stamps``) and
+nothing of the message model, a command reading one tool needs one reader.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from ._model import (
-    Conversation,
-    Digest,
-    FileVersion,
-    Message,
-    Role,
-    SessionRef,
-    Unresolved,
-    isoformat,
-)
-from ._protocol import Digests, ProjectRoots, Reader
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ._model import Conversation, Digest, Message, Role, SessionRef, Unresolved
+    from ._protocol import Digests, ProjectRoots, Reader
     from ._registry import READERS
+    from ._stamps import FileVersion, isoformat
+
+#: Where each public name lives.
+_HOMES: dict[str, str] = {
+    **dict.fromkeys(
+        ("Conversation", "Digest", "Message", "Role", "SessionRef", "Unresolved"), "._model"
+    ),
+    **dict.fromkeys(("Digests", "ProjectRoots", "Reader"), "._protocol"),
+    "READERS": "._registry",
+    **dict.fromkeys(("FileVersion", "isoformat"), "._stamps"),
+}
 
 __all__ = [
     "READERS",
@@ -40,11 +46,14 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> object:
-    """``READERS`` is imported on first use: the record types above are all that most
-    modules need, and every reader's parser costs a short command's start-up."""
-    if name == "READERS":
-        from ._registry import READERS
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(home, __name__), name)
+    globals()[name] = value  # asked once: the next lookup is a plain global
+    return value
 
-        return READERS
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -35,12 +35,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import msgspec
 
-from dreamd.readers import Conversation, Message
 from dreamd.selection import READABLE_DONE, CursorEntry
+
+if TYPE_CHECKING:
+    from dreamd.readers import Conversation, Message
 
 __all__ = [
     "Cursor",

@@ -64,6 +64,15 @@ def test_reading_commands_load_neither_job_nor_the_sql_layer(
         assert loaded(modules, ("rich",)) == set()
 
 
+@pytest.mark.parametrize("command", [("status",), ("status", "--json")], ids=" ".join)
+def test_status_loads_no_message_model(used_home: Path, command: tuple[str, ...]) -> None:
+    """``status`` reads the session cache's file versions and times (``readers._stamps``),
+    never a message: neither the reader model nor its hashing is imported."""
+    modules = modules_loaded(used_home, *command)
+    assert "dreamd.readers._stamps" in modules
+    assert "dreamd.readers._model" not in modules
+
+
 def test_listing_sources_loads_neither_the_scheduler_nor_structlog(used_home: Path) -> None:
     """A command that schedules nothing checks no schedule (APScheduler brings asyncio and
     a scan of the installed packages), and its ``info`` lines are below its level."""
