@@ -349,9 +349,15 @@ class Catalog:
 def _file_by_name(found: list[SessionRef]) -> dict[str, list[SessionRef]]:
     """``found`` filed under each ref's session id and alias (as ``Catalog.read`` looks up)."""
     refs: dict[str, list[SessionRef]] = {}
-    for ref in found:
-        for name in (ref.session_id, *ref.aliases):
-            refs.setdefault(name, []).append(ref)
+    file = refs.get
+    for ref in found:  # every ref of a tool, before a collect's first read: kept lean
+        same = file(ref.session_id)
+        if same is None:
+            refs[ref.session_id] = [ref]
+        else:
+            same.append(ref)
+        for alias in ref.aliases:
+            refs.setdefault(alias, []).append(ref)
     return refs
 
 
