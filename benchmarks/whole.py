@@ -461,12 +461,17 @@ def _postgres_row(empty: Path, scratch: Path, rounds: int) -> Row:
     return Row("collect, postgres", pg, lite, "<= 1.3x SQLite", pg <= 1.3 * lite)
 
 
-def _drop_tables() -> None:
-    import psycopg
+DROP_TABLES = """
+import sys, psycopg
+with psycopg.connect(sys.argv[1], autocommit=True) as connection:
+    for table in ("memory_item", "dreamd_schema", "dreamd_lease"):
+        connection.execute(f"DROP TABLE IF EXISTS {table} CASCADE")
+"""
 
-    with psycopg.connect(PG_URL.replace("postgresql://", "postgresql://", 1), autocommit=True) as c:
-        for table in ("memory_item", "dreamd_schema", "dreamd_lease"):
-            c.execute(f"DROP TABLE IF EXISTS {table} CASCADE")
+
+def _drop_tables() -> None:
+    """Empty the shared store, with the measured install's driver (its ``postgres`` extra)."""
+    subprocess.run([PYTHON, "-c", DROP_TABLES, PG_URL], check=True)
 
 
 def idle_rows(root: Path) -> list[Row]:
