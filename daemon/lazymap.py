@@ -7,10 +7,12 @@ to build the others.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import TypeVar
+from importlib import import_module
+from typing import Any, TypeVar
 
-__all__ = ["LazyMap"]
+__all__ = ["LazyMap", "lazy_names"]
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -50,3 +52,28 @@ class LazyMap(Mapping[K, V]):
     def __repr__(self) -> str:
         made = ", ".join(f"{key!r}: {value!r}" for key, value in self._made.items())
         return f"LazyMap(keys={list(self._keys)!r}, made={{{made}}})"
+
+
+def lazy_names(
+    package: str, homes: Mapping[str, str]
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """A package's ``__getattr__`` and ``__dir__`` (PEP 562) for names imported on first use.
+
+    ``homes`` maps each public name to the module it lives in, relative to
+    ``package``. A name asked for once is kept in the package's namespace, so the
+    next lookup is a plain global; an unknown name raises ``AttributeError`` as a
+    missing attribute does (which also lets ``from package import submodule`` work).
+    """
+
+    def __getattr__(name: str) -> Any:
+        home = homes.get(name)
+        if home is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(import_module(home, package), name)
+        setattr(sys.modules[package], name, value)
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted({*vars(sys.modules[package]), *homes})
+
+    return __getattr__, __dir__

@@ -11,8 +11,9 @@ nothing of the message model, a command reading one tool needs one reader.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from dreamd.lazymap import lazy_names
 
 if TYPE_CHECKING:
     from ._model import Conversation, Digest, Message, Role, SessionRef, Unresolved
@@ -45,15 +46,4 @@ __all__ = [
     "isoformat",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(home, __name__), name)
-    globals()[name] = value  # asked once: the next lookup is a plain global
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)

@@ -12,8 +12,9 @@ from this package, and none of them needs the item model to do so.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from dreamd.lazymap import lazy_names
 
 if TYPE_CHECKING:
     from ._codec import dumps_ascii, item_from_json, item_to_json
@@ -76,15 +77,4 @@ __all__ = [
     "safe_yaml",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(home, __name__), name)
-    globals()[name] = value  # asked once: the next lookup is a plain global
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)

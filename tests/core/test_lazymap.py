@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from dreamd.lazymap import LazyMap
@@ -48,3 +51,35 @@ def test_a_failed_make_is_tried_again() -> None:
 
 def test_duplicate_keys_count_once_in_their_first_place() -> None:
     assert list(LazyMap(["b", "a", "b"], str.upper)) == ["b", "a"]
+
+
+#: Run in a fresh interpreter: what a package imports on its own, and on first use.
+PROBE = """
+import sys
+import dreamd.readers, dreamd.stores
+assert "dreamd.stores._item" not in sys.modules and "dreamd.readers._model" not in sys.modules
+from dreamd.stores import MemoryItem
+from dreamd.stores._item import MemoryItem as Defined
+assert MemoryItem is Defined and "MemoryItem" in vars(dreamd.stores)
+assert "SessionRef" in dir(dreamd.readers) and "dreamd.readers._model" not in sys.modules
+try:
+    dreamd.stores.NoSuchThing
+except AttributeError as error:
+    assert "NoSuchThing" in str(error)
+else:
+    raise SystemExit("an unknown name must be an AttributeError")
+from dreamd.readers import claude_code  # a submodule, not a listed name
+assert claude_code.__name__ == "dreamd.readers.claude_code"
+print("ok")
+"""
+
+
+def test_package_names_load_their_module_on_first_use_only() -> None:
+    """``lazy_names`` as ``dreamd.stores`` and ``dreamd.readers`` use it: importing the
+    package loads none of its modules, a name loads its own and is kept, ``dir`` lists
+    every name, an unknown one is an ``AttributeError`` and submodules still import."""
+    probe = subprocess.run(
+        [sys.executable, "-c", PROBE], capture_output=True, text=True, check=False
+    )
+    assert probe.returncode == 0, probe.stderr
+    assert probe.stdout.strip() == "ok"
