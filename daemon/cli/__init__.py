@@ -23,6 +23,7 @@ import click
 
 from dreamd import __version__
 from dreamd.cli.common import ErrorGroup
+from dreamd.gcpause import no_final_collection
 
 if TYPE_CHECKING:
     from click.shell_completion import CompletionItem
@@ -170,6 +171,7 @@ def cli() -> None:
 
 def main() -> None:
     """Console entry point: a bug is logged as structured data and exits 1."""
+    no_final_collection()
     try:
         cli.main(prog_name="dreamd")
     except Exception:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import gc
+import json
 from pathlib import Path
 
 import pytest
 
 from dreamd.gcpause import collector_paused
 from tests.core.test_catalog import write_claude
-from tests.process import modules_loaded
+from tests.process import modules_loaded, run_dreamd
 
 
 def test_the_cycle_collector_is_off_inside_and_back_on_after_even_on_error() -> None:
@@ -109,3 +110,29 @@ def test_a_collect_freezes_what_it_selected_from_while_it_collects(isolated_home
         write_claude(isolated_home, f"s{index}", ["please fix the build", "it fails on main"])
     seen = modules_loaded(isolated_home, "collect", code=_TAKE_PROBE)
     assert seen == {"frozen", "thawed after"}
+
+
+#: Runs ``dreamd ARGS`` with an exit handler registered first (so it runs last): whether
+#: the objects were frozen by then, and whether a file written through a handler that
+#: ran after the freeze reached the disk.
+_EXIT_PROBE = """
+import atexit, gc, json, sys
+def last():
+    print(json.dumps(["frozen" if gc.get_freeze_count() > 1000 else "walked"]), file=sys.stderr)
+atexit.register(last)
+from dreamd.cli import main
+main()
+"""
+
+
+def test_a_command_skips_the_final_collection_and_still_exits_as_it_should(
+    isolated_home: Path,
+) -> None:
+    """Every object is frozen by the time the interpreter's last collection would walk
+    them; the command's output, exit status and the other exit handlers are unchanged."""
+    write_claude(isolated_home, "s1", ["please fix the build", "it fails on main"])
+    seen = modules_loaded(isolated_home, "sources", "list", "--json", code=_EXIT_PROBE)
+    assert seen == {"frozen"}
+    listed = run_dreamd(isolated_home, "sources", "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert [row["id"] for row in json.loads(listed.stdout)] == ["s1"]
