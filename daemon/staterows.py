@@ -1,6 +1,6 @@
 """The state database's rows as Python values: runs, quarantined plans, cached sessions.
 
-Pure conversions between ``dreamd.statedb``'s table rows and the dataclasses
+Pure conversions between ``dreamd.statedb``'s table rows and the records
 the rest of dreamd reads; no I/O.
 """
 
