@@ -340,15 +340,29 @@ def _scan_directory(
     prefix = directory if directory.endswith(os.sep) else directory + os.sep
     last = reuse.last.get(directory, _NOTHING_HERE)
     found: dict[str, tuple[FileVersion, T]] = {}
+    is_regular = stat.S_ISREG
     try:
         with _listing(directory) as entries:
             for entry in entries:
                 name = entry.name
                 known = last.get(name)
-                if known is not None and _unchanged(entry, known[0]):
-                    found[name] = known
-                    yield known[1]
-                    continue
+                if known is not None:  # ``_unchanged``, inline: once per file on every rescan
+                    version = known[0]
+                    try:
+                        st = entry.stat()
+                    except OSError:
+                        st = None
+                    if (
+                        st is not None
+                        and st.st_mtime_ns == version.mtime_ns
+                        and st.st_size == version.size
+                        and st.st_ino == version.inode
+                        and st.st_dev == version.device
+                        and is_regular(st.st_mode)
+                    ):
+                        found[name] = known
+                        yield known[1]
+                        continue
                 if accept(name):
                     location = prefix + name
                     version = _entry_version(location, entry)
@@ -373,22 +387,6 @@ def _scan_directory(
             if reported is not None:
                 yield reported
     return subdirs
-
-
-def _unchanged(entry: os.DirEntry[Any], version: FileVersion) -> bool:
-    """Whether ``entry`` is still the regular file of ``version`` (same device, inode,
-    size and modification time), without building a version to compare."""
-    try:
-        st = entry.stat()
-    except OSError:
-        return False
-    return (
-        st.st_mtime_ns == version.mtime_ns
-        and st.st_size == version.size
-        and st.st_ino == version.inode
-        and st.st_dev == version.device
-        and stat.S_ISREG(st.st_mode)
-    )
 
 
 def _entry_version(location: str, entry: os.DirEntry[Any]) -> FileVersion | str:

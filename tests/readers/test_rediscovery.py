@@ -62,6 +62,30 @@ def test_a_file_replaced_with_the_same_size_and_time_is_told_by_its_inode(tmp_pa
     assert again.file_version.inode == path.stat().st_ino != first.file_version.inode
 
 
+def test_a_file_rewritten_at_the_same_size_is_told_by_its_time(tmp_path: Path) -> None:
+    path = transcript(tmp_path, "one")
+    first = refs(tmp_path)["one"]
+    path.write_text('{"type":"xxxx"}\n', encoding="utf-8")  # same length, same inode
+    later = first.file_version.mtime_ns + 1_000_000_000
+    os.utime(path, ns=(later, later))
+    again = refs(tmp_path)["one"]
+    assert again is not first
+    assert (again.file_version.inode, again.file_version.size) == (
+        first.file_version.inode,
+        first.file_version.size,
+    )
+    assert again.file_version.mtime_ns == later
+
+
+def test_a_file_replaced_by_a_folder_of_its_name_is_no_session_any_more(tmp_path: Path) -> None:
+    path = transcript(tmp_path, "one")
+    assert set(refs(tmp_path)) == {"one"}
+    path.unlink()
+    path.mkdir()
+    found = list(READER.discover(tmp_path))
+    assert [item for item in found if isinstance(item, SessionRef)] == []
+
+
 def test_a_removed_file_is_not_found_again(tmp_path: Path) -> None:
     path = transcript(tmp_path, "one")
     transcript(tmp_path, "two")
