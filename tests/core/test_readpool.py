@@ -11,6 +11,7 @@ import textwrap
 import threading
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -143,6 +144,39 @@ class TestSummaries:
         got = list(summaries(READERS, refs[: PARALLEL_FROM - 1], marking(marks)))
         assert len(got) == PARALLEL_FROM - 1
         assert pids(marks) == {os.getpid()}
+
+
+def test_every_kind_of_summary_comes_back_from_a_worker_as_it_was_made(tmp_path: Path) -> None:
+    """What a worker sends back is the summary itself, whatever it holds: damaged lines,
+    an unreadable file's reason, a machine's opening, text beyond ASCII, no project."""
+    home = tmp_path / "home"
+    folder = home / ".claude" / "projects" / "-work-repo"
+    for index in range(CHUNK + 1):  # the odd sessions land in the second worker's chunk
+        write_claude(home, f"plain-{index:03d}", [f"prompt {index}", "then the next step"])
+    write_claude(home, "unicode", ["Füge die Tests hinzu 🙂", "日本語でも説明して"], cwd="/wörk/ü")
+    write_claude(home, "machine", ["You are a bot. <task>x</task><rules>y</rules>", "more"])
+    write_claude(home, "nowhere", ["where am I", "still here"], cwd="")
+    damaged = write_claude(home, "damaged", ["one", "two", "three"])
+    lines = damaged.read_text().splitlines()
+    lines[2] = lines[2][: len(lines[2]) // 2]  # a torn line in the middle
+    damaged.write_text("\n".join(lines) + "\n")
+    (folder / "garbage.jsonl").write_text("not json\n" * 5)
+    (folder / "empty.jsonl").write_text("")
+    refs = sorted(
+        (r for r in READERS["claude-code"].discover(home / ".claude" / "projects")
+         if isinstance(r, SessionRef)),
+        key=lambda ref: ref.session_id,
+    )  # fmt: skip
+    expected = serial(refs)
+    kinds = {info.session_id: info for info in expected}
+    assert kinds["damaged"].damaged_lines and kinds["garbage"].unresolved
+    assert kinds["empty"].unresolved and kinds["machine"].machine_opening
+    assert kinds["nowhere"].project is None and kinds["unicode"].project == "/wörk/ü"
+    got = list(summaries(READERS, refs, summarize_safely, workers=2))
+    assert got == expected
+    for back, made in zip(got, expected, strict=True):
+        assert [type(field) for field in back] == [type(field) for field in made]
+        assert back.last_message_at is None or back.last_message_at.utcoffset() == timedelta(0)
 
 
 def test_a_parallel_scan_caches_what_a_serial_one_does(
