@@ -346,18 +346,20 @@ def _scan_directory(
             for entry in entries:
                 name = entry.name
                 known = last.get(name)
-                if known is not None:  # ``_unchanged``, inline: once per file on every rescan
-                    version = known[0]
+                if known is not None:
+                    # Still the regular file the last walk saw (same device, inode, size and
+                    # time)? Asked inline, without a call: once per file on every rescan.
+                    kept = known[0]
                     try:
                         st = entry.stat()
                     except OSError:
                         st = None
                     if (
                         st is not None
-                        and st.st_mtime_ns == version.mtime_ns
-                        and st.st_size == version.size
-                        and st.st_ino == version.inode
-                        and st.st_dev == version.device
+                        and st.st_mtime_ns == kept.mtime_ns
+                        and st.st_size == kept.size
+                        and st.st_ino == kept.inode
+                        and st.st_dev == kept.device
                         and is_regular(st.st_mode)
                     ):
                         found[name] = known
