@@ -22,11 +22,10 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
-import msgspec
-
 from dreamd.logs import get_logger
 from dreamd.readers import Reader, SessionRef
 from dreamd.sessioninfo import SessionInfo
+from dreamd.staterows import pack_sessions, unpack_sessions
 
 __all__ = ["PARALLEL_FROM", "pool_size", "summaries"]
 
@@ -111,7 +110,6 @@ def _in_workers(
 
     global _WORK
     chunks = [refs[start : start + CHUNK] for start in range(0, len(refs), CHUNK)]
-    unpack = msgspec.msgpack.Decoder(list[SessionInfo]).decode
     _WORK = (readers, summarize)
     try:
         pool = ProcessPoolExecutor(
@@ -130,7 +128,7 @@ def _in_workers(
             raise _PoolFailed("the worker processes could not be started") from error
         while True:
             try:
-                chunk = unpack(next(results))
+                chunk = unpack_sessions(next(results))
             except StopIteration:
                 return
             except BrokenProcessPool as error:
@@ -163,7 +161,7 @@ def _exit_with(parent: int) -> None:
 
 def _summarize_chunk(refs: Sequence[SessionRef]) -> bytes:
     """In a worker: the summaries of one chunk (with what the parent set before forking),
-    packed as one MessagePack array, the session cache's own encoding.
+    packed as the session cache packs them (``staterows.pack_sessions``).
 
     Packed and unpacked in C, the chunk crosses to the parent as one string of bytes:
     pickling ten thousand named tuples with their datetimes and file versions cost the
@@ -171,7 +169,4 @@ def _summarize_chunk(refs: Sequence[SessionRef]) -> bytes:
     """
     assert _WORK is not None, "a worker runs only in a process forked by _in_workers"
     readers, summarize = _WORK
-    return _pack([summarize(readers[ref.tool], ref) for ref in refs])
-
-
-_pack = msgspec.msgpack.Encoder().encode
+    return pack_sessions([summarize(readers[ref.tool], ref) for ref in refs])

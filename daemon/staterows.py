@@ -101,6 +101,16 @@ def unpack_info(value: bytes) -> SessionInfo | None:
         return None
 
 
+def pack_sessions(infos: list[SessionInfo]) -> bytes:
+    """Many sessions as one MessagePack array, each as a cache row stores it (how the read
+    pool's workers hand their summaries back)."""
+    return _pack(infos)
+
+
+#: ``pack_sessions`` read back; raises ``msgspec.MsgspecError`` for anything else.
+unpack_sessions = msgspec.msgpack.Decoder(list[SessionInfo]).decode
+
+
 def row_from_info(info: SessionInfo, now: datetime) -> tuple[str, str, str, float, bytes]:
     """The session cache row of ``info``: its key, ``read_at`` and its packed metadata
     (``unpack_info`` reads it back)."""

@@ -60,8 +60,7 @@ class FileVersion(NamedTuple):
         return self._replace(marker=marker)
 
     def as_dict(self) -> dict[str, int | str]:
-        """A new dict of the fields (spelled out: ``_asdict`` costs three times as much, and
-        ``sources list --json`` writes one per session)."""
+        """A new dict of the fields (spelled out: ``_asdict`` costs three times as much)."""
         device, inode, size, mtime_ns, marker = self
         return {
             "device": device,

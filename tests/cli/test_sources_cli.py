@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.core.test_listing_json import FIELDS
 from tests.process import run_dreamd
 
 SESSION = "0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f"
@@ -83,20 +84,7 @@ def test_list_json_contract(isolated_home: Path) -> None:
     result = run(isolated_home, "sources", "list", "--json")
     assert result.returncode == 0, result.stderr
     (entry,) = json.loads(result.stdout)
-    assert {
-        "tool",
-        "id",
-        "path",
-        "project",
-        "first_message_at",
-        "last_message_at",
-        "messages",
-        "user_messages",
-        "revision",
-        "file_version",
-        "status",
-        "reason",
-    } <= set(entry)
+    assert list(entry) == FIELDS  # the contract's fields, in its order
     assert (entry["tool"], entry["id"], entry["project"]) == ("claude-code", SESSION, "/work/repo")
     assert (entry["messages"], entry["user_messages"], entry["status"]) == (6, 3, "eligible")
     assert entry["last_message_at"].endswith("Z")

@@ -100,7 +100,11 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "dreamd.config",
         ("dreamd.readers", "dreamd.stores", "dreamd.schedule", "dreamd.configcheck"),
     ),
-    ("dreamd.readpool", ("dreamd.readers", "dreamd.sessioninfo", "dreamd.logs")),
+    (
+        "dreamd.readpool",
+        # staterows: the workers hand their summaries back packed as the cache stores them
+        ("dreamd.readers", "dreamd.sessioninfo", "dreamd.staterows", "dreamd.logs"),
+    ),
     (
         "dreamd.catalog",
         (
